@@ -1,0 +1,1 @@
+"""Sparrow's server side: the command line now, the Starlette app later. Never re-implements a rule."""
