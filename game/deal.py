@@ -1,0 +1,614 @@
+"""One deal (R3–R7): from the shuffle to a win or a wash-out, as a state machine.
+
+Everything that changes a deal goes through :meth:`Deal.apply`, which validates first and so
+leaves the deal untouched when it refuses. Draws, loose tiles and bonus replacements happen inside
+``apply`` (and :meth:`Deal.begin`) and are reported as events.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from enum import StrEnum
+
+from game.actions import Action, ActionType
+from game.claims import ClaimWindow, WindowKind
+from game.errors import IllegalActionError, Reason
+from game.hand import is_win
+from game.melds import Meld, MeldKind
+from game.notation import format_tiles
+from game.rules import Rules
+from game.tiles import NUM_KINDS, Tile
+from game.wall import Wall
+
+__all__ = ["Deal", "DealPhase", "DealResult", "Discard", "Event", "Termination"]
+
+Event = dict[str, object]
+
+_PASS = Action(ActionType.PASS)
+_WIN = Action(ActionType.WIN)
+_PUNG = Action(ActionType.PUNG)
+_KONG = Action(ActionType.KONG)
+
+
+class DealPhase(StrEnum):
+    """Where a deal stands."""
+
+    TURN = "turn"  # one seat holds a full hand and must act (R5)
+    CLAIM = "claim"  # a discard waits for claims (R6)
+    ROB = "rob"  # an added kong waits for robbing claims (R6.5)
+    OVER = "over"
+
+
+class Termination(StrEnum):
+    """How a deal ended."""
+
+    SELF_DRAWN = "self_drawn"
+    DISCARD = "discard"
+    ROBBED_KONG = "robbed_kong"
+    WASH_OUT = "wash_out"
+
+
+@dataclass(slots=True)
+class Discard:
+    """A discarded tile, who discarded it and, if claimed, who took it."""
+
+    seat: int
+    tile: Tile
+    claimed_by: int | None = None
+
+    def to_json(self) -> dict[str, object]:
+        """Public record of the discard (R12.1)."""
+        return {"seat": self.seat, "tile": self.tile.code, "claimed_by": self.claimed_by}
+
+
+@dataclass(frozen=True, slots=True)
+class DealResult:
+    """The end of a deal, with the facts scoring needs (R7.3, R7.5, R9, R10)."""
+
+    termination: Termination
+    winner: int | None = None
+    tile: Tile | None = None
+    win_by: str | None = None  # "wall" | "loose" | "discard" | "robbed_kong"
+    discarder: int | None = None  # for discard and robbed-kong wins
+    last_tile: bool = False  # last live-wall tile or the last discard (R9, R6.8)
+    first_turn: bool = False  # R10.1 / R10.2 (and R14's self-drawn first turn)
+    loose_kongs: int = 0  # kongs in a row whose loose tiles led to a loose-tile win (R10.5 Twofold Fortune)
+    reason: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        """Plain JSON data."""
+        return {
+            "termination": self.termination.value,
+            "winner": self.winner,
+            "tile": None if self.tile is None else self.tile.code,
+            "win_by": self.win_by,
+            "discarder": self.discarder,
+            "last_tile": self.last_tile,
+            "first_turn": self.first_turn,
+            "loose_kongs": self.loose_kongs,
+            "reason": self.reason,
+        }
+
+
+class Deal:
+    """The authoritative state of one deal. Seats are 0–3; ``dealer`` is East for this deal."""
+
+    def __init__(self, rules: Rules, wall: Wall, dealer: int, round_wind: Tile) -> None:
+        self.rules = rules
+        self.wall = wall
+        self.dealer = dealer
+        self.round_wind = round_wind
+        self.hands: list[list[int]] = [[0] * NUM_KINDS for _ in range(4)]
+        self.melds: list[list[Meld]] = [[] for _ in range(4)]
+        self.bonus: list[list[Tile]] = [[] for _ in range(4)]
+        self.discards: list[Discard] = []
+        self.phase = DealPhase.TURN
+        self.current = dealer
+        self.drawn: Tile | None = None
+        self.draw_source: str | None = None  # "deal" | "wall" | "loose" | None after a pung/chow claim
+        self.must_discard = False
+        self.kong_chain = 0
+        self.kongs = 0
+        self.claims = 0
+        self.window: ClaimWindow | None = None
+        self.sacred: list[set[Tile]] = [set() for _ in range(4)]  # discarded since the last live-wall draw (R6.7)
+        self.missed_win: list[bool] = [False] * 4  # passed a win since the last live-wall draw (R6.7)
+        self.result: DealResult | None = None
+
+    # ----------------------------------------------------------------- deal
+    @classmethod
+    def begin(cls, rules: Rules, wall: Wall, dealer: int, round_wind: Tile) -> tuple[Deal, list[Event]]:
+        """Deal 13 tiles to each seat and a 14th to the dealer (R4.1), then replace bonus tiles,
+        dealer first and then in turn order, until nobody holds one (R4.2).
+        """
+        deal = cls(rules, wall, dealer, round_wind)
+        events: list[Event] = []
+        order = [(dealer + i) % 4 for i in range(4)]
+        for seat in order:
+            for _ in range(13):
+                deal.hands[seat][wall.draw()] += 1
+        fourteenth = wall.draw()
+        deal.hands[dealer][fourteenth] += 1
+        deal.drawn, deal.draw_source = fourteenth, "deal"
+        for seat in order:
+            events.append({"type": "dealt", "seat": seat, "tiles": format_tiles(deal._tiles_of(seat), sort=False)})
+        for seat in order:
+            hand = deal.hands[seat]
+            while any(hand[34:]):
+                for kind in range(34, NUM_KINDS):
+                    while hand[kind]:
+                        hand[kind] -= 1
+                        deal.bonus[seat].append(Tile(kind))
+                        events.append({"type": "bonus", "seat": seat, "tile": Tile(kind).code})
+                        if wall.dead_count == 0:
+                            deal._wash_out("the dead wall ran out while replacing bonus tiles (R3.2)", events)
+                            return deal, events
+                        loose = wall.draw_loose()
+                        hand[loose] += 1
+                        events.append({"type": "draw", "seat": seat, "tile": loose.code, "source": "loose"})
+        if fourteenth.is_bonus:  # it went to the table; its replacement is a loose tile
+            deal.drawn = None
+        events.append({"type": "turn", "seat": dealer})
+        return deal, events
+
+    # ------------------------------------------------------------ queries
+    def _tiles_of(self, seat: int) -> list[Tile]:
+        hand = self.hands[seat]
+        return [Tile(k) for k in range(NUM_KINDS) for _ in range(hand[k])]
+
+    def concealed(self, seat: int) -> list[Tile]:
+        """The seat's concealed tiles, sorted. Secret to other seats while the deal runs (R12.2)."""
+        return self._tiles_of(seat)
+
+    def held(self, seat: int) -> list[int]:
+        """Counts of every tile the seat holds, concealed and in melds (for the four-copies rule)."""
+        counts = list(self.hands[seat])
+        for meld in self.melds[seat]:
+            for t in meld.tiles:
+                counts[t] += 1
+        return counts
+
+    def seat_wind(self, seat: int) -> Tile:
+        """The seat's wind in this deal (R2.5)."""
+        return Tile(Tile.EAST + (seat - self.dealer) % 4)
+
+    @property
+    def over(self) -> bool:
+        """True once the deal has a result."""
+        return self.phase is DealPhase.OVER
+
+    def _can_win_with(self, seat: int, tile: Tile) -> bool:
+        hand = self.hands[seat]
+        hand[tile] += 1
+        try:
+            return is_win(hand)
+        finally:
+            hand[tile] -= 1
+
+    def _sacred_blocks(self, seat: int, tile: Tile) -> bool:
+        # R6.7: no win on a discard of a tile discarded since one's own last live-wall draw,
+        # nor on any discard after passing up a win since that draw.
+        return self.rules.sacred_discard and (tile in self.sacred[seat] or self.missed_win[seat])
+
+    def _has_exposed_pung(self, seat: int, tile: Tile) -> bool:
+        return any(m.kind is MeldKind.PUNG and m.tiles[0] == tile for m in self.melds[seat])
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Exactly the actions ``seat`` may take now (empty when it has nothing to do)."""
+        if self.phase is DealPhase.TURN:
+            return self._turn_actions(seat) if seat == self.current else []
+        if self.phase in (DealPhase.CLAIM, DealPhase.ROB):
+            assert self.window is not None
+            return list(self.window.options.get(seat, ()))
+        return []
+
+    def _turn_actions(self, seat: int) -> list[Action]:
+        hand = self.hands[seat]
+        discards = [Action(ActionType.DISCARD, Tile(k)) for k in range(34) if hand[k]]
+        if self.must_discard:  # after a pung or chow claim: discard, nothing else (R6.1)
+            return discards
+        actions: list[Action] = []
+        if is_win(hand):
+            actions.append(_WIN)
+        if self.wall.dead_count > 0:  # no kong while the dead wall is empty (R5.2)
+            actions.extend(Action(ActionType.KONG, Tile(k)) for k in range(34) if hand[k] == 4)
+            if self.drawn is not None and hand[self.drawn] and self._has_exposed_pung(seat, self.drawn):
+                actions.append(Action(ActionType.KONG, self.drawn))  # R5.2c: the tile just drawn only
+        return actions + discards
+
+    def to_act(self) -> list[int]:
+        """Seats that have something to do now (in a window: those yet to answer)."""
+        if self.phase is DealPhase.TURN:
+            return [self.current]
+        if self.window is not None:
+            return self.window.waiting_on()
+        return []
+
+    # ------------------------------------------------------------- apply
+    def apply(self, seat: int, action: Action) -> list[Event]:
+        """Apply ``seat``'s action and return the events it caused.
+
+        :raises IllegalActionError: (with the reason) if the action is not legal now; the deal is unchanged.
+        """
+        action = self._normalise(action)
+        if action not in self.legal_actions(seat):
+            reason, message = self._why_illegal(seat, action)
+            raise IllegalActionError(reason, message)
+        events: list[Event] = []
+        if self.phase is DealPhase.TURN:
+            self._apply_turn(seat, action, events)
+        else:
+            assert self.window is not None
+            self.window.answers[seat] = action
+            events.append({"type": "answer", "seat": seat, "action": action.to_json()})
+            self._try_resolve(events)
+        return events
+
+    def _normalise(self, action: Action) -> Action:
+        # In a window the tile is implied; accept it spelled out too.
+        if self.window is not None and action.tile is not None and action.tile == self.window.tile:
+            if action.type in (ActionType.KONG, ActionType.PUNG, ActionType.WIN):
+                return Action(action.type)
+        return action
+
+    def _apply_turn(self, seat: int, action: Action, events: list[Event]) -> None:
+        hand = self.hands[seat]
+        if action.type is ActionType.WIN:
+            self._self_drawn_win(seat, events)
+        elif action.type is ActionType.DISCARD:
+            assert action.tile is not None
+            self._discard(seat, action.tile, events)
+        else:
+            assert action.type is ActionType.KONG and action.tile is not None
+            tile = action.tile
+            chained = self.draw_source == "loose" and self.drawn == tile and self.kong_chain > 0
+            self.kong_chain = self.kong_chain + 1 if chained else 1
+            if hand[tile] == 4:  # R5.2b concealed kong
+                hand[tile] = 0
+                self.melds[seat].append(Meld(MeldKind.KONG, (tile,) * 4, concealed=True))
+                self.kongs += 1
+                events.append({"type": "kong", "seat": seat, "tile": tile.code, "kind": "concealed"})
+                self._draw(seat, "loose", events)
+            else:  # R5.2c added kong: may be robbed first (R6.5)
+                hand[tile] -= 1
+                events.append({"type": "add_kong", "seat": seat, "tile": tile.code})
+                robbers = {
+                    s: [_WIN, _PASS]
+                    for s in self._others(seat)
+                    if self._can_win_with(s, tile) and not self._sacred_blocks(s, tile)
+                }
+                if robbers:
+                    self.phase = DealPhase.ROB
+                    self.window = ClaimWindow(WindowKind.ROB, tile, seat, robbers)
+                    events.append({"type": "window", "kind": "rob", "tile": tile.code, "from": seat})
+                else:
+                    self._complete_added_kong(seat, tile, events)
+
+    def _others(self, seat: int) -> list[int]:
+        return [(seat + i) % 4 for i in (1, 2, 3)]
+
+    def _complete_added_kong(self, seat: int, tile: Tile, events: list[Event]) -> None:
+        melds = self.melds[seat]
+        for i, meld in enumerate(melds):
+            if meld.kind is MeldKind.PUNG and meld.tiles[0] == tile:
+                melds[i] = Meld(MeldKind.KONG, (tile,) * 4, claimed=meld.claimed, source=meld.source, added=True)
+                break
+        self.kongs += 1
+        events.append({"type": "kong", "seat": seat, "tile": tile.code, "kind": "added"})
+        self._draw(seat, "loose", events)
+
+    def _draw(self, seat: int, source: str, events: list[Event]) -> None:
+        """Give ``seat`` a tile from the live wall or a loose tile, laying out and replacing bonus
+        tiles (R4.3); a wash-out if the wall needed is empty (R3.2, R3.3). Starts the seat's turn.
+        """
+        while True:
+            if source == "wall":
+                if self.wall.live_count == 0:
+                    self._wash_out("the live wall is empty (R3.3)", events)
+                    return
+                tile = self.wall.draw()
+                self.sacred[seat].clear()  # R6.7: a live-wall draw lifts the restriction
+                self.missed_win[seat] = False
+            else:
+                if self.wall.dead_count == 0:
+                    self._wash_out("the dead wall is empty (R3.2)", events)
+                    return
+                tile = self.wall.draw_loose()
+            events.append({"type": "draw", "seat": seat, "tile": tile.code, "source": source})
+            if not tile.is_bonus:
+                break
+            self.bonus[seat].append(tile)
+            events.append({"type": "bonus", "seat": seat, "tile": tile.code})
+            source = "loose"
+        self.hands[seat][tile] += 1
+        self.phase = DealPhase.TURN
+        self.window = None
+        self.current = seat
+        self.drawn = tile
+        self.draw_source = source
+        self.must_discard = False
+        events.append({"type": "turn", "seat": seat})
+
+    def _discard(self, seat: int, tile: Tile, events: list[Event]) -> None:
+        self.hands[seat][tile] -= 1
+        self.discards.append(Discard(seat, tile))
+        self.sacred[seat].add(tile)
+        self.drawn = None
+        self.draw_source = None
+        self.must_discard = False
+        self.kong_chain = 0
+        events.append({"type": "discard", "seat": seat, "tile": tile.code})
+        options = {s: acts for s in self._others(seat) if (acts := self._claim_options(s, seat, tile))}
+        if options:
+            self.phase = DealPhase.CLAIM
+            self.window = ClaimWindow(WindowKind.DISCARD, tile, seat, options)
+            events.append({"type": "window", "kind": "discard", "tile": tile.code, "from": seat})
+        else:
+            self._draw((seat + 1) % 4, "wall", events)
+
+    def _claim_options(self, seat: int, discarder: int, tile: Tile) -> list[Action]:
+        hand = self.hands[seat]
+        options: list[Action] = []
+        if self._can_win_with(seat, tile) and not self._sacred_blocks(seat, tile):
+            options.append(_WIN)
+        if self.wall.live_count > 0:  # R6.8: the last discard may be claimed only to win
+            n = hand[tile]
+            if n == 3 and self.wall.dead_count > 0:
+                options.append(_KONG)
+            if n >= 2:
+                options.append(_PUNG)
+            if seat == (discarder + 1) % 4 and tile < 27:  # R6.1: chow for the next seat only
+                options.extend(self._chow_options(hand, tile))
+        if options:
+            options.append(_PASS)
+        return options
+
+    @staticmethod
+    def _chow_options(hand: list[int], tile: Tile) -> list[Action]:
+        rank = tile % 9
+        base = tile - rank
+        found: list[Action] = []
+        for start in (rank - 2, rank - 1, rank):
+            if start < 0 or start + 2 > 8:
+                continue
+            others = [base + r for r in (start, start + 1, start + 2) if r != rank]
+            if all(hand[t] for t in others):
+                found.append(Action(ActionType.CHOW, tiles=(Tile(others[0]), Tile(others[1]))))
+        return found
+
+    # ------------------------------------------------------------ windows
+    def _try_resolve(self, events: list[Event]) -> None:
+        window = self.window
+        assert window is not None
+        decision = window.decision()
+        if decision is False:
+            return
+        # R6.7: a seat offered a win that did not claim it waits for its next live-wall draw.
+        for s, acts in window.options.items():
+            if _WIN in acts and window.answers.get(s) != _WIN:
+                self.missed_win[s] = True
+        events.append({"type": "window_closed", "tile": window.tile.code, "from": window.source})
+        if decision is None:
+            if window.kind is WindowKind.ROB:
+                self._complete_added_kong(window.source, window.tile, events)
+            else:
+                self._draw((window.source + 1) % 4, "wall", events)
+            return
+        assert isinstance(decision, tuple)
+        seat, action = decision
+        tile = window.tile
+        if window.kind is WindowKind.ROB:
+            self.hands[seat][tile] += 1
+            self._end_with_win(seat, tile, "robbed_kong", window.source, events)
+            return
+        discard = self.discards[-1]
+        discard.claimed_by = seat
+        if action.type is ActionType.WIN:
+            self.hands[seat][tile] += 1
+            self._end_with_win(seat, tile, "discard", window.source, events)
+            return
+        hand = self.hands[seat]
+        self.claims += 1
+        if action.type is ActionType.CHOW:
+            assert action.tiles is not None
+            for t in action.tiles:
+                hand[t] -= 1
+            tiles = tuple(sorted((*action.tiles, tile)))
+            self.melds[seat].append(Meld(MeldKind.CHOW, tiles, claimed=tile, source=window.source))
+        else:
+            size = 4 if action.type is ActionType.KONG else 3
+            hand[tile] -= size - 1
+            kind = MeldKind.KONG if size == 4 else MeldKind.PUNG
+            self.melds[seat].append(Meld(kind, (tile,) * size, claimed=tile, source=window.source))
+        events.append({"type": "claim", "seat": seat, "action": action.to_json(), "tile": tile.code, "from": window.source})
+        if action.type is ActionType.KONG:  # R6.1: expose, draw a loose tile, then a full turn
+            self.kongs += 1
+            self.kong_chain = 1
+            self._draw(seat, "loose", events)
+            return
+        self.phase = DealPhase.TURN
+        self.window = None
+        self.current = seat
+        self.drawn = None
+        self.draw_source = None
+        self.must_discard = True
+        events.append({"type": "turn", "seat": seat})
+
+    # ------------------------------------------------------------ endings
+    def _self_drawn_win(self, seat: int, events: list[Event]) -> None:
+        source = self.draw_source or "wall"
+        first = source == "deal" or (
+            self.claims == 0 and self.kongs == 0 and len(self.discards) < 4 and not any(d.seat == seat for d in self.discards)
+        )
+        last = source == "wall" and self.wall.live_count == 0
+        self.result = DealResult(
+            Termination.SELF_DRAWN,
+            winner=seat,
+            tile=self.drawn,
+            win_by="loose" if source == "loose" else "wall",
+            last_tile=last,
+            first_turn=first,
+            loose_kongs=self.kong_chain if source == "loose" else 0,
+        )
+        self._finish(events)
+
+    def _end_with_win(self, seat: int, tile: Tile, win_by: str, discarder: int, events: list[Event]) -> None:
+        first = (
+            win_by == "discard"
+            and len(self.discards) == 1
+            and self.discards[0].seat == self.dealer
+            and self.claims == 0
+            and self.kongs == 0
+        )
+        self.result = DealResult(
+            Termination.ROBBED_KONG if win_by == "robbed_kong" else Termination.DISCARD,
+            winner=seat,
+            tile=tile,
+            win_by=win_by,
+            discarder=discarder,
+            last_tile=win_by == "discard" and self.wall.live_count == 0,
+            first_turn=first,
+        )
+        self._finish(events)
+
+    def _wash_out(self, reason: str, events: list[Event]) -> None:
+        self.result = DealResult(Termination.WASH_OUT, reason=reason)
+        self._finish(events)
+
+    def _finish(self, events: list[Event]) -> None:
+        self.phase = DealPhase.OVER
+        self.window = None
+        assert self.result is not None
+        events.append({"type": "deal_end", **self.result.to_json(), "hands": self.revealed()})
+
+    def revealed(self) -> list[dict[str, object]]:
+        """Every seat's hand, face up: what all seats see once the deal is over (R12.3)."""
+        return [
+            {
+                "concealed": format_tiles(self._tiles_of(s)),
+                "melds": [m.to_json() for m in self.melds[s]],
+                "bonus": [t.code for t in self.bonus[s]],
+            }
+            for s in range(4)
+        ]
+
+    # ---------------------------------------------------------- refusals
+    def _why_illegal(self, seat: int, action: Action) -> tuple[Reason, str]:
+        kind = action.type
+        if self.phase is DealPhase.OVER:
+            return Reason.WINDOW_CLOSED, "the deal is over"
+        if self.phase is DealPhase.TURN:
+            claimish = kind in (ActionType.PASS, ActionType.PUNG, ActionType.CHOW) or (
+                kind is ActionType.KONG and action.tile is None
+            )
+            if seat != self.current:
+                if claimish:
+                    return Reason.WINDOW_CLOSED, f"no claim window is open: it is seat {self.current}'s turn"
+                return Reason.NOT_YOUR_TURN, f"it is seat {self.current}'s turn, not seat {seat}'s"
+            return self._why_turn(seat, action, claimish)
+        window = self.window
+        assert window is not None
+        tile = window.tile
+        if kind in (ActionType.DISCARD, ActionType.READY) or (kind is ActionType.KONG and action.tile is not None):
+            return Reason.NOT_YOUR_TURN, f"a claim window is open on {tile}: claim it or pass"
+        if seat == window.source:
+            return Reason.NOT_OFFERED, f"seat {seat} cannot claim its own tile {tile}"
+        hand = self.hands[seat]
+        if kind is ActionType.WIN:
+            if not self._can_win_with(seat, tile):
+                return Reason.NOT_A_WIN, f"{tile} does not complete seat {seat}'s hand"
+            if self._sacred_blocks(seat, tile):
+                return Reason.SACRED_DISCARD, (
+                    f"sacred discard (R6.7): seat {seat} may not win on {tile} before its next draw from the live wall"
+                )
+        if window.kind is WindowKind.ROB and kind is not ActionType.PASS:
+            return Reason.NOT_ALLOWED, f"an added kong of {tile} may only be robbed to win (R6.5)"
+        if kind in (ActionType.KONG, ActionType.PUNG, ActionType.CHOW) and self.wall.live_count == 0:
+            return Reason.LAST_DISCARD_WIN_ONLY, f"the last discard ({tile}) may be claimed only to win (R6.8)"
+        if kind is ActionType.KONG:
+            if self._has_exposed_pung(seat, tile):
+                return Reason.KONG_FROM_EXPOSED_PUNG, f"a kong may not be made from an exposed pung of {tile} and a discard (R6.1)"
+            if hand[tile] < 3:
+                return Reason.KONG_NEEDS_THREE, f"a kong on a discard needs three {tile} in the hand; seat {seat} holds {hand[tile]}"
+            return Reason.DEAD_WALL_EMPTY, "no kong may be declared while the dead wall is empty (R5.2)"
+        if kind is ActionType.PUNG:
+            return Reason.PUNG_NEEDS_TWO, f"a pung of {tile} needs two {tile} in the hand; seat {seat} holds {hand[tile]}"
+        if kind is ActionType.CHOW:
+            if seat != (window.source + 1) % 4:
+                return Reason.CHOW_NOT_NEXT, f"only seat {(window.source + 1) % 4}, next after the discarder, may chow (R6.1)"
+            assert action.tiles is not None
+            missing = [t for t in action.tiles if hand[t] == 0]
+            if missing:
+                return Reason.TILE_NOT_HELD, f"seat {seat} does not hold {missing[0]}"
+            return Reason.BAD_CHOW, f"{format_tiles((*action.tiles, tile))} is not a run of three in one suit"
+        if kind is ActionType.PASS:
+            return Reason.NOT_OFFERED, f"seat {seat} has no claim on {tile} to pass"
+        return Reason.NOT_ALLOWED, f"{action} is not allowed now"
+
+    def _why_turn(self, seat: int, action: Action, claimish: bool) -> tuple[Reason, str]:
+        kind = action.type
+        hand = self.hands[seat]
+        if self.must_discard and kind is not ActionType.DISCARD:
+            return Reason.MUST_DISCARD, "after claiming a pung or chow you must discard (R6.1)"
+        if claimish:
+            return Reason.WINDOW_CLOSED, "no claim window is open: it is your turn to discard, win or declare a kong"
+        tile = action.tile
+        if kind is ActionType.DISCARD and tile is not None:
+            return Reason.TILE_NOT_HELD, f"seat {seat} does not hold {tile}"
+        if kind is ActionType.WIN:
+            return Reason.NOT_A_WIN, f"seat {seat}'s hand {format_tiles(self._tiles_of(seat))} is not a winning hand"
+        if kind is ActionType.KONG and tile is not None:
+            if self.wall.dead_count == 0:
+                return Reason.DEAD_WALL_EMPTY, "no kong may be declared while the dead wall is empty (R5.2)"
+            if self._has_exposed_pung(seat, tile) and hand[tile]:
+                return Reason.NOT_JUST_DRAWN, f"only the tile just drawn may be added to an exposed pung (R5.2c); {tile} was not"
+            if hand[tile] == 0:
+                return Reason.TILE_NOT_HELD, f"seat {seat} does not hold {tile}"
+            return Reason.KONG_NEEDS_THREE, f"a concealed kong needs four {tile}; seat {seat} holds {hand[tile]}"
+        return Reason.NOT_ALLOWED, f"{action} is not allowed now"
+
+    # ---------------------------------------------------------- internals
+    def tile_census(self) -> Counter[Tile]:
+        """How many of each tile lie anywhere in the deal (walls, hands, melds, bonus, unclaimed
+        discards, a tile waiting to be robbed). Always the full set: tests check conservation.
+        """
+        census: Counter[Tile] = Counter()
+        live, dead = self.wall.remaining()
+        census.update(live)
+        census.update(dead)
+        for s in range(4):
+            census.update(self._tiles_of(s))
+            for m in self.melds[s]:
+                census.update(m.tiles)
+            census.update(self.bonus[s])
+        census.update(d.tile for d in self.discards if d.claimed_by is None)
+        if self.window is not None and self.window.kind is WindowKind.ROB:
+            census[self.window.tile] += 1
+        return census
+
+    def full_state(self) -> dict[str, object]:
+        """The complete state, secrets included: for digests and the server's own store, never for players."""
+        live, dead = self.wall.remaining()
+        return {
+            "dealer": self.dealer,
+            "round_wind": self.round_wind.code,
+            "live": format_tiles(live, compact=False, sort=False),
+            "dead": format_tiles(dead, compact=False, sort=False),
+            "hands": [format_tiles(self._tiles_of(s)) for s in range(4)],
+            "melds": [[m.to_json() for m in self.melds[s]] for s in range(4)],
+            "bonus": [[t.code for t in self.bonus[s]] for s in range(4)],
+            "discards": [d.to_json() for d in self.discards],
+            "phase": self.phase.value,
+            "current": self.current,
+            "drawn": None if self.drawn is None else self.drawn.code,
+            "draw_source": self.draw_source,
+            "must_discard": self.must_discard,
+            "kong_chain": self.kong_chain,
+            "kongs": self.kongs,
+            "claims": self.claims,
+            "window": None if self.window is None else self.window.to_json(),
+            "sacred": [sorted(t.code for t in s) for s in self.sacred],
+            "missed_win": list(self.missed_win),
+            "result": None if self.result is None else self.result.to_json(),
+        }

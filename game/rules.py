@@ -1,0 +1,96 @@
+"""House-rule options (R13 defaults): a frozen value a table chooses once and stores with every game."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["Rules", "OptionError"]
+
+
+class OptionError(ValueError):
+    """An unknown option name or a value the option does not take."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Every house-rule option of RULES.md; the defaults are the ``classical`` ruleset (R13)."""
+
+    flowers: bool = True  # R1.3
+    game_length: Literal["full", "east"] = "full"  # R2.2
+    dealer_keeps_on_washout: bool = True  # R2.3
+    starting_score: int = 2000  # R2.4
+    dead_wall: Literal[14, 16] = 14  # R3.2
+    sacred_discard: bool = True  # R6.7
+    round_points: bool = False  # R8
+    win_points: Literal[20, 10] = 20  # R8.1
+    double_wind_pair: Literal[4, 2] = 4  # R8.3
+    limit: Literal[500, 1000, 2000] = 500  # R8.6
+    bouquet_doubles: Literal[1, 2] = 1  # R9
+    concealed_doubles: Literal[1, 2] = 1  # R9
+    earthly_half_limit: bool = False  # R10.2
+    auto_limit: bool = False  # R10.6
+    losers_settle: bool = True  # R11.2
+    pao: bool = True  # R11.3
+
+    def __post_init__(self) -> None:
+        for name, allowed in _ALLOWED.items():
+            value = getattr(self, name)
+            if allowed is bool:
+                if not isinstance(value, bool):
+                    raise OptionError(f"option {name!r} takes true or false, not {value!r}")
+            elif allowed is int:
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise OptionError(f"option {name!r} takes a whole number, not {value!r}")
+            elif value not in allowed or isinstance(value, bool):
+                choices = ", ".join(repr(v) for v in allowed)  # type: ignore[union-attr]
+                raise OptionError(f"option {name!r} takes one of {choices}, not {value!r}")
+
+    def with_overrides(self, overrides: Mapping[str, object]) -> Rules:
+        """A copy with the named options changed.
+
+        :raises OptionError: on an unknown option or a value it does not take.
+        """
+        unknown = sorted(set(overrides) - set(_ALLOWED))
+        if unknown:
+            raise OptionError(f"unknown option {unknown[0]!r}; options are {', '.join(_ALLOWED)}")
+        return dataclasses.replace(self, **overrides)  # type: ignore[arg-type]
+
+    def to_json(self) -> dict[str, object]:
+        """Every option by name, for storage and display."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> Rules:
+        """Rules from stored options (missing ones take their defaults).
+
+        :raises OptionError: on an unknown option or a bad value.
+        """
+        return cls().with_overrides(data)
+
+    def canonical(self) -> str:
+        """Stable text of every option, for digests."""
+        return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+
+
+_ALLOWED: dict[str, object] = {
+    "flowers": bool,
+    "game_length": ("full", "east"),
+    "dealer_keeps_on_washout": bool,
+    "starting_score": int,
+    "dead_wall": (14, 16),
+    "sacred_discard": bool,
+    "round_points": bool,
+    "win_points": (20, 10),
+    "double_wind_pair": (4, 2),
+    "limit": (500, 1000, 2000),
+    "bouquet_doubles": (1, 2),
+    "concealed_doubles": (1, 2),
+    "earthly_half_limit": bool,
+    "auto_limit": bool,
+    "losers_settle": bool,
+    "pao": bool,
+}

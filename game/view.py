@@ -1,0 +1,76 @@
+"""The one projection (R12): what a seat, or a spectator, may see of a game.
+
+Nothing else in the code base serialises game state for players. A view never holds another
+seat's concealed tiles while a deal runs, the wall's order, the dead wall, the seed, or which
+claims another seat was offered or made before a window closes.
+"""
+
+from __future__ import annotations
+
+from game.deal import Deal, DealPhase
+from game.game import Game, GamePhase
+from game.notation import format_tiles
+
+__all__ = ["view"]
+
+
+def view(game: Game, seat: int | None) -> dict[str, object]:
+    """Everything ``seat`` (0–3) may see now, including its own legal actions; ``None`` is a spectator.
+
+    :raises ValueError: if ``seat`` is neither None nor 0–3.
+    """
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3):
+        raise ValueError(f"seat must be None or 0–3, not {seat!r}")
+    deal = game.deal
+    face_up = deal.over  # R12.3: when a deal ends, every hand is revealed to every seat
+    seats = [_seat_view(game, deal, s, show=face_up or s == seat) for s in range(4)]
+    out: dict[str, object] = {
+        "version": game.version,
+        "seat": seat,
+        "phase": game.phase.value,
+        "deal": game.deal_number if game.phase is GamePhase.DEAL else game.deal_number - 1,
+        "round_wind": deal.round_wind.code,
+        "dealer": deal.dealer,
+        "seats": seats,
+        "wall": {"live": deal.wall.live_count, "dead": deal.wall.dead_count},
+        "discards": [d.to_json() for d in deal.discards],
+        "turn": _turn_view(deal, seat),
+        "result": None if deal.result is None else deal.result.to_json(),
+        "legal_actions": [] if seat is None else [a.to_json() for a in game.legal_actions(seat)],
+        "ready": sorted(game.ready),
+        "rules": game.rules.to_json(),
+    }
+    return out
+
+
+def _seat_view(game: Game, deal: Deal, s: int, *, show: bool) -> dict[str, object]:
+    concealed = deal.concealed(s)
+    item: dict[str, object] = {
+        "seat": s,
+        "wind": deal.seat_wind(s).code,
+        "score": game.scores[s],
+        "tiles": len(concealed),
+        "melds": [m.to_json() for m in deal.melds[s]],
+        "bonus": [t.code for t in deal.bonus[s]],
+    }
+    if show:
+        item["concealed"] = format_tiles(concealed)
+    return item
+
+
+def _turn_view(deal: Deal, seat: int | None) -> dict[str, object] | None:
+    if deal.phase is DealPhase.OVER:
+        return None
+    if deal.phase is DealPhase.TURN:
+        turn: dict[str, object] = {"phase": "turn", "seat": deal.current}
+        if seat == deal.current and deal.drawn is not None:
+            turn["drawn"] = deal.drawn.code  # only the drawer learns which tile it was
+        return turn
+    window = deal.window
+    assert window is not None
+    # Which seats were offered a claim, and what they answered, stay secret until it closes (R12.2);
+    # a seat learns only its own answer.
+    turn = {"phase": deal.phase.value, "tile": window.tile.code, "from": window.source}
+    if seat is not None and seat in window.answers:
+        turn["answer"] = window.answers[seat].to_json()
+    return turn

@@ -1,0 +1,80 @@
+"""The wall (R3): a seeded shuffle split into the live wall and the dead wall (kong box)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from game.rules import Rules
+from game.tiles import Tile, full_set
+
+__all__ = ["Wall", "deal_seed"]
+
+
+def deal_seed(seed: int | str, deal_number: int) -> str:
+    """The shuffle seed of one deal of a game: derived from the game's seed, so a game is one seed (R3.1)."""
+    return f"sparrow/{seed}/{deal_number}"
+
+
+class Wall:
+    """Live wall and dead wall. Draws come only from the live wall (R3.3); loose tiles only from the
+    dead wall, which is never replenished (R3.2). Tiles leave only through :meth:`draw` and :meth:`draw_loose`.
+    """
+
+    __slots__ = ("_live", "_dead", "_next_live", "_next_dead")
+
+    def __init__(self, live: Sequence[Tile], dead: Sequence[Tile]) -> None:
+        self._live: tuple[Tile, ...] = tuple(live)
+        self._dead: tuple[Tile, ...] = tuple(dead)
+        self._next_live = 0
+        self._next_dead = 0
+
+    @classmethod
+    def shuffled(cls, seed: int | str, rules: Rules) -> Wall:
+        """The wall for ``seed``: the whole set shuffled by a seeded generator (R3.1), the last
+        ``rules.dead_wall`` tiles set aside as the dead wall (R3.2).
+
+        >>> w = Wall.shuffled("x", Rules())
+        >>> w.live_count, w.dead_count
+        (130, 14)
+        """
+        tiles = full_set(rules.flowers)
+        random.Random(str(seed)).shuffle(tiles)
+        split = len(tiles) - rules.dead_wall
+        return cls(tiles[:split], tiles[split:])
+
+    @property
+    def live_count(self) -> int:
+        """Tiles left in the live wall."""
+        return len(self._live) - self._next_live
+
+    @property
+    def dead_count(self) -> int:
+        """Tiles left in the dead wall."""
+        return len(self._dead) - self._next_dead
+
+    def draw(self) -> Tile:
+        """Take the next tile of the live wall.
+
+        :raises IndexError: if the live wall is empty (the caller ends the deal first, R3.3).
+        """
+        if self._next_live >= len(self._live):
+            raise IndexError("the live wall is empty")
+        tile = self._live[self._next_live]
+        self._next_live += 1
+        return tile
+
+    def draw_loose(self) -> Tile:
+        """Take the next loose tile from the dead wall.
+
+        :raises IndexError: if the dead wall is empty (the caller ends the deal first, R3.2).
+        """
+        if self._next_dead >= len(self._dead):
+            raise IndexError("the dead wall is empty")
+        tile = self._dead[self._next_dead]
+        self._next_dead += 1
+        return tile
+
+    def remaining(self) -> tuple[tuple[Tile, ...], tuple[Tile, ...]]:
+        """The tiles still in the live and dead walls, in order. Secret: never for players (R12.2)."""
+        return self._live[self._next_live :], self._dead[self._next_dead :]
