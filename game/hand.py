@@ -26,7 +26,7 @@ from itertools import product
 from typing import Literal
 
 from game.notation import format_tiles, parse_tiles
-from game.suit_tables import INVALID, MAX_TILES, tables
+from game.suit_tables import INVALID, MAX_TILES, Tables, tables
 from game.tiles import MAJORS, NUM_PLAYING_KINDS, Tile
 
 __all__ = [
@@ -49,8 +49,8 @@ SetKind = Literal["chow", "pung"]
 _MAJOR_INDICES = tuple(int(t) for t in MAJORS)
 _COMPONENTS = ((0, 9, True), (9, 18, True), (18, 27, True), (27, 34, False))  # start, stop, runs allowed
 _PAIR_FLAG = 8  # suit_tables' complete-component value: sets + 8 × pairs
-_ONE_PAIR = range(_PAIR_FLAG, _PAIR_FLAG + 5)  # exactly one pair and at most four sets in all
-_MISSING = 64  # an incomplete component: pushes the sum out of _ONE_PAIR
+_ONE_PAIR_MIN, _ONE_PAIR_MAX = _PAIR_FLAG, _PAIR_FLAG + 4  # exactly one pair and at most four sets in all
+_MISSING = 64  # an incomplete component: pushes the sum past _ONE_PAIR_MAX
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +81,9 @@ class TileSet:
 class Decomposition:
     """One way to read a complete hand's concealed tiles as sets plus one pair (R7.1).
 
-    ``sets`` are ordered by first tile, a chow before a pung of the same tile.
+    ``sets`` are ordered by first tile, a pung before a chow from the same tile.
 
-    >>> str(decompositions(counts_of(parse_tiles("111222333b 789c 55d")))[0])
+    >>> str(decompositions(counts_of(parse_tiles("111222333b 789c 55d")))[1])
     '123b 123b 123b 789c 55d'
     """
 
@@ -94,20 +94,34 @@ class Decomposition:
         return " ".join([str(s) for s in self.sets] + [format_tiles((self.pair, self.pair))])
 
 
-def counts_of(tiles: Iterable[Tile]) -> list[int]:
-    """The count vector (34 entries) of ``tiles``.
+def counts_of(tiles: Iterable[Tile] | str) -> list[int]:
+    """The count vector (34 entries) of ``tiles``, given as tiles or as text in R0 notation.
 
-    >>> counts_of(parse_tiles("11b W"))[:2], counts_of(parse_tiles("11b W"))[Tile.WEST]
+    >>> counts_of("11b W")[:2], counts_of(parse_tiles("11b W"))[Tile.WEST]
     ([2, 0], 1)
 
+    :raises NotationError: for text that is not R0 notation (a ``ValueError``).
     :raises ValueError: for a bonus tile (they are never part of a hand's sets, R4.2).
     """
+    if isinstance(tiles, str):
+        tiles = parse_tiles(tiles)
     counts = [0] * NUM_PLAYING_KINDS
     for tile in tiles:
         if not 0 <= tile < NUM_PLAYING_KINDS:
-            raise ValueError(f"{Tile(tile)!s} is a bonus tile: bonus tiles are laid aside, not counted in a hand (R4.2)")
+            raise ValueError(
+                f"{Tile(tile)!s} is a bonus tile: bonus tiles are laid aside, not counted in a hand (R4.2)"
+            )
         counts[tile] += 1
     return counts
+
+
+_TABLES: Tables | None = None  # game.suit_tables.tables(), bound on first use: a global is quicker to reach
+
+
+def _load() -> Tables:
+    global _TABLES
+    _TABLES = tables()
+    return _TABLES
 
 
 def _checked(counts: Sequence[int], what: str = "hand") -> list[int]:
@@ -123,20 +137,18 @@ def _checked(counts: Sequence[int], what: str = "hand") -> list[int]:
     return vector
 
 
-def _is_standard_win(counts: Sequence[int]) -> bool:
-    """Sets + exactly one pair (R7.1), for a checked vector (a wrongly typed one reads as not complete)."""
-    t = tables()
+def _is_standard_win(vector: list[int]) -> bool:
+    """Sets + exactly one pair (R7.1), for a checked vector."""
+    t = _TABLES or _load()
+    raw = bytes(vector)
     suit = t.suit_complete
-    try:
-        shape = (
-            suit.get(bytes(counts[0:9]), _MISSING)
-            + suit.get(bytes(counts[9:18]), _MISSING)
-            + suit.get(bytes(counts[18:27]), _MISSING)
-            + t.honour_complete.get(bytes(counts[27:34]), _MISSING)
-        )
-    except (TypeError, ValueError):  # not a sequence of small ints: the caller checks it
-        return False
-    return shape in _ONE_PAIR
+    shape = (
+        suit.get(raw[0:9], _MISSING)
+        + suit.get(raw[9:18], _MISSING)
+        + suit.get(raw[18:27], _MISSING)
+        + t.honour_complete.get(raw[27:34], _MISSING)
+    )
+    return _ONE_PAIR_MIN <= shape <= _ONE_PAIR_MAX
 
 
 def _is_orphans(counts: Sequence[int]) -> bool:
@@ -160,19 +172,42 @@ def is_win(counts: Sequence[int]) -> bool:
     """Whether the concealed tiles are complete: ``n // 3`` sets plus one pair (R7.1), or Thirteen Orphans.
 
     Four identical tiles never count as a kong here (kongs are declared, R5.2b). There are no
-    seven pairs in the classical game.
+    seven pairs in the classical game. Any other tile count (n ≡ 0 or 1 mod 3) is simply not complete.
 
-    >>> is_win(counts_of(parse_tiles("11b 22b 33b 44b 55b 66b 77b")))
+    >>> is_win(counts_of(parse_tiles("11b 44b 77b 22c 55c 88c EE")))  # seven pairs: not a win
     False
     >>> is_win(counts_of(parse_tiles("55d"))), is_win(counts_of(parse_tiles("19b 19c 19d ESWNRGPP")))
     (True, True)
 
     :raises ValueError: if ``counts`` is not a count vector of at most 14 tiles.
     """
-    if _is_standard_win(counts):
+    t = _TABLES or _load()
+    try:
+        raw = bytes(counts)  # one conversion, then cheap slices (keys are bytes of each component)
+    except (TypeError, ValueError):  # not small ints: say what is wrong, or retry with plain ints
+        return is_win(_checked(counts))
+    if len(raw) != len(counts):  # e.g. a numpy array: bytes() took its wide items apart
+        return is_win(_checked(counts))
+    bamboo, characters, dots, honours = raw[0:9], raw[9:18], raw[18:27], raw[27:34]
+    complete = t.suit_complete
+    shape = (
+        complete.get(bamboo, _MISSING)
+        + complete.get(characters, _MISSING)
+        + complete.get(dots, _MISSING)
+        + t.honour_complete.get(honours, _MISSING)
+    )
+    if _ONE_PAIR_MIN <= shape <= _ONE_PAIR_MAX:
         return True
-    vector = _checked(counts)
-    return _is_standard_win(vector) or _is_orphans(vector)
+    # Not a standard win. Thirteen Orphans needs 14 tiles; the class tables (vectors of at most 14
+    # tiles, counts 0–4) double as the validity check on this slower path.
+    suit, tiles = t.suit_class, t.suit_tiles
+    try:
+        n = tiles[suit[bamboo]] + tiles[suit[characters]] + tiles[suit[dots]] + t.honour_tiles[t.honour_class[honours]]
+    except KeyError:
+        return is_win(_checked(counts))
+    if n > MAX_TILES or len(counts) not in (NUM_PLAYING_KINDS, 42):
+        _checked(counts)  # raises, naming the problem
+    return n == 14 and _is_orphans(counts)
 
 
 def standard_shanten(counts: Sequence[int]) -> int:
@@ -187,17 +222,18 @@ def standard_shanten(counts: Sequence[int]) -> int:
 
     :raises ValueError: if ``counts`` is not a count vector of 3k + 1 or 3k + 2 tiles, at most 14.
     """
-    t = tables()
+    t = _TABLES or _load()
     suit = t.suit_class
     try:
-        value = t.shanten[
-            t.three_suits[t.two_suits[suit[bytes(counts[0:9])]][suit[bytes(counts[9:18])]]][suit[bytes(counts[18:27])]]
-        ][t.honour_class[bytes(counts[27:34])]]
+        raw = bytes(counts)
+        if len(raw) != len(counts):  # e.g. a numpy array: bytes() took its wide items apart
+            raise TypeError
+        value = t.shanten[t.three_suits[t.two_suits[suit[raw[0:9]]][suit[raw[9:18]]]][suit[raw[18:27]]]][
+            t.honour_class[raw[27:34]]
+        ]
     except (KeyError, TypeError, ValueError):
-        vector = _checked(counts)
-        if list(counts) == vector:  # a plain, valid vector missing from the tables: more than 14 tiles
-            raise ValueError(f"{sum(vector)} concealed tiles: a hand holds at most {MAX_TILES}") from None
-        return standard_shanten(vector)
+        # not in the tables: an invalid vector (raises here), or a valid one of another type
+        return standard_shanten(_checked(counts))
     if value == INVALID:
         n = sum(_checked(counts))
         raise ValueError(f"{n} concealed tiles: a hand has 3k + 1 or 3k + 2 of them (13 or 14 with no melds)")
@@ -227,8 +263,9 @@ def shanten(counts: Sequence[int]) -> int:
 
     >>> shanten(counts_of(parse_tiles("19b 19c 19d ESWNRGP"))), shanten(counts_of(parse_tiles("123b 456c 789d 1d")))
     (0, 0)
-    >>> shanten(counts_of(parse_tiles("147b 258c 369d ESWN")))
-    6
+    >>> hand = counts_of(parse_tiles("147b 258c 369d ESWN"))
+    >>> standard_shanten(hand), orphans_shanten(hand), shanten(hand)
+    (8, 7, 7)
 
     :raises ValueError: if ``counts`` is not a count vector of 3k + 1 or 3k + 2 tiles, at most 14.
     """
@@ -266,14 +303,20 @@ def waits(counts: Sequence[int], held: Sequence[int] | None = None) -> list[Tile
         if short:
             raise ValueError(f"held must include the hand's tiles; it has fewer {short[0]!s}")
     # shanten 0 is exactly "some tile not held four times completes it" (see standard_shanten)
-    if standard_shanten(vector) > 0 and (n != 13 or orphans_shanten(vector) > 0):
+    orphans = n == 13 and orphans_shanten(vector) == 0
+    if standard_shanten(vector) > 0 and not orphans:
         return []
     found: list[Tile] = []
     for kind in range(NUM_PLAYING_KINDS):
         if limit[kind] >= 4:
             continue
+        # a standard wait joins a group with a held tile: the same honour, or a suit tile ≤ 2 ranks away
+        rank = kind % 9 if kind < 27 else 0
+        near = vector[kind - min(rank, 2) : kind + min(8 - rank, 2) + 1] if kind < 27 else (vector[kind],)
+        if not any(near) and not (orphans and kind in _MAJOR_INDICES):
+            continue
         vector[kind] += 1
-        if _is_standard_win(vector) or (n == 13 and _is_orphans(vector)):
+        if _is_standard_win(vector) or (orphans and _is_orphans(vector)):
             found.append(Tile(kind))
         vector[kind] -= 1
     return found
@@ -309,7 +352,9 @@ def _component_readings(vector: bytes, runs: bool) -> tuple[_ComponentReading, .
                 if chows:
                     counts[rank + 1] -= chows
                     counts[rank + 2] -= chows
-                sets.extend([("chow", rank)] * chows + [("pung", rank)] * pungs)
+                chow: tuple[SetKind, int] = ("chow", rank)
+                pung: tuple[SetKind, int] = ("pung", rank)
+                sets.extend([pung] * pungs + [chow] * chows)
                 walk(rank + 1, rank if pairs else pair)
                 del sets[len(sets) - chows - pungs :]
                 if chows:
@@ -325,12 +370,12 @@ def decompositions(counts: Sequence[int]) -> list[Decomposition]:
     """Every distinct reading of a complete hand as ``n // 3`` sets plus one pair (R7.1, R7.4).
 
     Empty if the hand is not complete in the standard shape (so also for Thirteen Orphans).
-    Decompositions are ordered by pair, then by their sets (each set by first tile, chow first).
+    Decompositions are ordered by pair, then by their sets (each set by first tile, pung first).
 
     >>> for d in decompositions(counts_of(parse_tiles("111222333b 789c 55d"))):
     ...     print(d)
-    123b 123b 123b 789c 55d
     111b 222b 333b 789c 55d
+    123b 123b 123b 789c 55d
 
     :raises ValueError: if ``counts`` is not a count vector of at most 14 tiles.
     """
@@ -351,10 +396,5 @@ def decompositions(counts: Sequence[int]) -> list[Decomposition]:
         pairs = [pair for pair, _ in choice if pair >= 0]
         if len(pairs) == 1:
             found.append(Decomposition(Tile(pairs[0]), tuple(s for _, sets in choice for s in sets)))
-    found.sort(key=lambda d: (d.pair, [(s.first, s.kind) for s in d.sets]))
+    found.sort(key=lambda d: (d.pair, [(s.first, s.kind == "chow") for s in d.sets]))
     return found
-
-
-def _hand(text: str) -> list[int]:
-    """Count vector of a hand in R0 notation (doctest shorthand)."""
-    return counts_of(parse_tiles(text))

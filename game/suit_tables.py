@@ -68,6 +68,10 @@ class Tables:
     """Suit vectors that are exactly sets (value: number of sets) or sets + a pair (value + 8)."""
     honour_complete: dict[bytes, int]
     """The same for honour vectors (pungs and at most one pair)."""
+    suit_tiles: list[int]
+    """Per suit class: its number of tiles."""
+    honour_tiles: list[int]
+    """Per honour class: its number of tiles."""
     suit_rows: tuple[tuple[int, ...], ...]
     """Per suit class: its tile count, then its ten distances D[m, p] at index 2m + p."""
     honour_rows: tuple[tuple[int, ...], ...]
@@ -214,6 +218,8 @@ def tables() -> Tables:
         shanten=_shanten_table(three_rows, honour_rows),
         suit_complete=suit_complete,
         honour_complete=honour_complete,
+        suit_tiles=suit_rows[:, 0].tolist(),
+        honour_tiles=honour_rows[:, 0].tolist(),
         suit_rows=tuple(tuple(row) for row in suit_rows.tolist()),
         honour_rows=tuple(tuple(row) for row in honour_rows.tolist()),
     )
