@@ -18,7 +18,7 @@ from game.hand import is_win
 from game.melds import Meld, MeldKind
 from game.notation import format_tiles
 from game.rules import Rules
-from game.tiles import NUM_KINDS, Tile
+from game.tiles import NUM_KINDS, TILES, Tile
 from game.wall import Wall
 
 __all__ = ["Deal", "DealPhase", "DealResult", "Discard", "Event", "Termination"]
@@ -29,6 +29,8 @@ _PASS = Action(ActionType.PASS)
 _WIN = Action(ActionType.WIN)
 _PUNG = Action(ActionType.PUNG)
 _KONG = Action(ActionType.KONG)
+_DISCARDS = tuple(Action(ActionType.DISCARD, t) for t in TILES[:34])
+_KONGS = tuple(Action(ActionType.KONG, t) for t in TILES[:34])
 
 
 class DealPhase(StrEnum):
@@ -139,8 +141,8 @@ class Deal:
                 for kind in range(34, NUM_KINDS):
                     while hand[kind]:
                         hand[kind] -= 1
-                        deal.bonus[seat].append(Tile(kind))
-                        events.append({"type": "bonus", "seat": seat, "tile": Tile(kind).code})
+                        deal.bonus[seat].append(TILES[kind])
+                        events.append({"type": "bonus", "seat": seat, "tile": TILES[kind].code})
                         if wall.dead_count == 0:
                             deal._wash_out("the dead wall ran out while replacing bonus tiles (R3.2)", events)
                             return deal, events
@@ -155,7 +157,7 @@ class Deal:
     # ------------------------------------------------------------ queries
     def _tiles_of(self, seat: int) -> list[Tile]:
         hand = self.hands[seat]
-        return [Tile(k) for k in range(NUM_KINDS) for _ in range(hand[k])]
+        return [TILES[k] for k in range(NUM_KINDS) for _ in range(hand[k])]
 
     def concealed(self, seat: int) -> list[Tile]:
         """The seat's concealed tiles, sorted. Secret to other seats while the deal runs (R12.2)."""
@@ -171,7 +173,7 @@ class Deal:
 
     def seat_wind(self, seat: int) -> Tile:
         """The seat's wind in this deal (R2.5)."""
-        return Tile(Tile.EAST + (seat - self.dealer) % 4)
+        return TILES[Tile.EAST + (seat - self.dealer) % 4]
 
     @property
     def over(self) -> bool:
@@ -205,16 +207,16 @@ class Deal:
 
     def _turn_actions(self, seat: int) -> list[Action]:
         hand = self.hands[seat]
-        discards = [Action(ActionType.DISCARD, Tile(k)) for k in range(34) if hand[k]]
+        discards = [_DISCARDS[k] for k in range(34) if hand[k]]
         if self.must_discard:  # after a pung or chow claim: discard, nothing else (R6.1)
             return discards
         actions: list[Action] = []
         if is_win(hand):
             actions.append(_WIN)
         if self.wall.dead_count > 0:  # no kong while the dead wall is empty (R5.2)
-            actions.extend(Action(ActionType.KONG, Tile(k)) for k in range(34) if hand[k] == 4)
+            actions.extend(_KONGS[k] for k in range(34) if hand[k] == 4)
             if self.drawn is not None and hand[self.drawn] and self._has_exposed_pung(seat, self.drawn):
-                actions.append(Action(ActionType.KONG, self.drawn))  # R5.2c: the tile just drawn only
+                actions.append(_KONGS[self.drawn])  # R5.2c: the tile just drawn only
         return actions + discards
 
     def to_act(self) -> list[int]:
@@ -374,7 +376,7 @@ class Deal:
                 continue
             others = [base + r for r in (start, start + 1, start + 2) if r != rank]
             if all(hand[t] for t in others):
-                found.append(Action(ActionType.CHOW, tiles=(Tile(others[0]), Tile(others[1]))))
+                found.append(Action(ActionType.CHOW, tiles=(TILES[others[0]], TILES[others[1]])))
         return found
 
     # ------------------------------------------------------------ windows

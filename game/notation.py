@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from game.tiles import Tile
+from game.tiles import TILES, Tile
 
 __all__ = ["parse_tiles", "format_tiles", "NotationError"]
 
@@ -53,7 +53,7 @@ def parse_tiles(text: str, *, flowers: bool = True) -> list[Tile]:
             if ch in _BONUS_BASE and not flowers:
                 raise NotationError(f"bonus tile '{digits[0][0]}{ch}' at position {pos} in {text!r}: flowers are off (R1.3)")
             base = _SUIT_BASE.get(ch, _BONUS_BASE.get(ch, 0))
-            tiles.extend(Tile(base + digit - 1) for digit, _ in digits)
+            tiles.extend(TILES[base + digit - 1] for digit, _ in digits)
             digits.clear()
         elif ch in _HONOURS:
             if digits:

@@ -24,6 +24,7 @@ __all__ = [
     "GREENS",
     "NUM_KINDS",
     "NUM_PLAYING_KINDS",
+    "TILES",
     "full_set",
 ]
 
@@ -176,6 +177,7 @@ class Tile(IntEnum):
 _CODES: tuple[str, ...] = tuple(_code_of(i) for i in range(NUM_KINDS))
 _BY_CODE: dict[str, Tile] = {_CODES[i]: Tile(i) for i in range(NUM_KINDS)}
 
+TILES: tuple[Tile, ...] = tuple(Tile)  # TILES[k] is Tile(k), without the enum lookup
 SUITS: tuple[tuple[Tile, ...], ...] = tuple(tuple(Tile(s * 9 + r) for r in range(9)) for s in range(3))
 WINDS: tuple[Tile, ...] = (Tile.EAST, Tile.SOUTH, Tile.WEST, Tile.NORTH)
 DRAGONS: tuple[Tile, ...] = (Tile.RED, Tile.GREEN, Tile.WHITE)

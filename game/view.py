@@ -38,7 +38,6 @@ def view(game: Game, seat: int | None) -> dict[str, object]:
         "result": None if deal.result is None else deal.result.to_json(),
         "legal_actions": [] if seat is None else [a.to_json() for a in game.legal_actions(seat)],
         "ready": sorted(game.ready),
-        "rules": game.rules.to_json(),
     }
     return out
 

@@ -1,0 +1,145 @@
+"""The one projection (R12): what each seat and a spectator may see."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+from game import ActionType, Game, GamePhase, Rules, Tile, parse_tiles, view
+from game.policy import choose
+
+_TILE_FIELDS = {"concealed", "tiles", "tile", "drawn", "claimed", "bonus"}
+
+
+def _tile_texts(node: object, found: list[str], key: str = "") -> list[str]:
+    """Every tile text a view holds, wherever it sits (so a new leaky field is caught too)."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k not in ("legal_actions", "answer", "discards"):  # own choices; discards are checked whole
+                _tile_texts(v, found, k)
+    elif isinstance(node, list):
+        for v in node:
+            _tile_texts(v, found, key)
+    elif isinstance(node, str) and key in _TILE_FIELDS:
+        found.append(node)
+    return found
+
+
+def _entitled(game: Game, seat: int | None) -> Counter[Tile]:
+    """Exactly the tiles R12.1 shows ``seat`` outside the discards: its own concealed tiles and
+    drawn tile, every meld (and the discard it claimed), every bonus tile, the tile in a window.
+    """
+    deal = game.deal
+    allowed: Counter[Tile] = Counter()
+    if seat is not None:
+        allowed.update(deal.concealed(seat))
+        if deal.drawn is not None and deal.current == seat and deal.window is None:
+            allowed[deal.drawn] += 1
+    for s in range(4):
+        for meld in deal.melds[s]:
+            allowed.update(meld.tiles)
+            if meld.claimed is not None:
+                allowed[meld.claimed] += 1
+        allowed.update(deal.bonus[s])
+    if deal.window is not None:
+        allowed[deal.window.tile] += 1
+    return allowed
+
+
+def _check(game: Game, seed: str) -> None:
+    public_discards = [d.to_json() for d in game.deal.discards]
+    for seat in (0, 1, 2, 3, None):
+        v = view(game, seat)
+        assert seed not in json.dumps(v), "the seed left the server"
+        for other in range(4):
+            if other != seat:
+                assert "concealed" not in v["seats"][other], f"seat {seat} sees seat {other}'s concealed tiles"
+        assert v["discards"] == public_discards
+        shown = Counter(parse_tiles(" ".join(_tile_texts(v, []))))
+        assert shown == _entitled(game, seat), f"seat {seat} is shown {sorted(shown - _entitled(game, seat))} extra"
+
+
+def test_no_view_leaks_hidden_tiles_over_500_random_hands() -> None:
+    rng = random.Random(2024)
+    hands = 0
+    game_no = 0
+    while hands < 500:
+        seed = f"secret-seed-{game_no}-x9"
+        game = Game(Rules(game_length="east"), seed=seed)
+        game_no += 1
+        while game.phase is not GamePhase.OVER and hands < 500:
+            if game.phase is GamePhase.BETWEEN:
+                for seat in range(4):
+                    game.apply(seat, {"type": "ready"})
+                continue
+            _check(game, seed)
+            seat = rng.choice(game.to_act())
+            # half the deals played by the policy (realistic), half at random (odd corners)
+            action = choose(game, seat) if hands % 2 else rng.choice(game.legal_actions(seat))
+            game.apply(seat, action)
+            if game.phase is not GamePhase.DEAL:
+                hands += 1
+    assert hands == 500
+
+
+def test_view_holds_own_tiles_and_legal_actions_only() -> None:
+    game = Game(Rules(), seed=11)
+    dealer = view(game, 0)
+    assert parse_tiles(dealer["seats"][0]["concealed"]) == game.deal.concealed(0)
+    assert dealer["legal_actions"], "the dealer must be told what it may do"
+    assert all(a["type"] in ("discard", "win", "kong") for a in dealer["legal_actions"])
+    south = view(game, 1)
+    assert south["legal_actions"] == []
+    assert south["seats"][0]["tiles"] == 14 and "concealed" not in south["seats"][0]
+    assert south["wall"] == {"live": game.deal.wall.live_count, "dead": game.deal.wall.dead_count}
+    spectator = view(game, None)
+    assert spectator["legal_actions"] == [] and all("concealed" not in s for s in spectator["seats"])
+
+
+def test_claim_window_hides_who_was_offered_what() -> None:
+    rng = random.Random(3)
+    for n in range(200):
+        game = Game(Rules(), seed=n)
+        while game.phase is GamePhase.DEAL and game.deal.window is None:
+            seat = game.to_act()[0]
+            game.apply(seat, choose(game, seat))
+        if game.deal.window is None:
+            continue
+        offered = set(game.deal.window.options)
+        outsiders = [s for s in range(4) if s not in offered]
+        views = [view(game, s)["turn"] for s in outsiders] + [view(game, None)["turn"]]
+        # everyone outside the window sees the same thing: the tile and who discarded it
+        assert all(v == views[0] for v in views)
+        assert set(views[0]) == {"phase", "tile", "from"}
+        claimant = rng.choice(sorted(offered))
+        own = view(game, claimant)
+        assert own["legal_actions"] and any(a["type"] == "pass" for a in own["legal_actions"])
+        return
+    raise AssertionError("no claim window opened in 200 deals")
+
+
+def test_all_hands_are_revealed_when_the_deal_ends() -> None:
+    game = Game(Rules(), seed=8)
+    while game.phase is GamePhase.DEAL:
+        seat = game.to_act()[0]
+        game.apply(seat, choose(game, seat))
+    for seat in (0, 1, 2, 3, None):
+        v = view(game, seat)
+        assert all("concealed" in s for s in v["seats"])
+        assert v["result"] is not None
+        assert v["legal_actions"] == ([] if seat is None else [{"type": "ready"}])
+
+
+def test_only_the_drawer_sees_the_drawn_tile() -> None:
+    game = Game(Rules(), seed=4)
+    while game.phase is GamePhase.DEAL:
+        seat = game.to_act()[0]
+        acts = game.legal_actions(seat)
+        if game.deal.phase.value == "turn" and game.deal.draw_source == "wall":
+            assert view(game, seat)["turn"]["drawn"] == game.deal.drawn.code
+            for other in {0, 1, 2, 3} - {seat}:
+                assert "drawn" not in view(game, other)["turn"]
+            return
+        game.apply(seat, next((a for a in acts if a.type is ActionType.DISCARD), acts[0]))
+    raise AssertionError("no draw seen")
