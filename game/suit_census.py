@@ -16,7 +16,7 @@ reject a vector with a fifth copy.
 from __future__ import annotations
 
 import functools
-from typing import TypedDict
+from typing import TypedDict, final
 
 __all__ = ["MAX_TILES", "WaitCensus", "CompleteCensus", "census", "hands_count", "complete_vectors"]
 
@@ -33,6 +33,7 @@ _PAIRS = tuple(2 << 4 * r for r in range(_RANKS))
 _ONES = tuple(1 << 4 * r for r in range(_RANKS))
 
 
+@final
 class WaitCensus(TypedDict):
     """Census of N ≡ 1 (mod 3) tiles: ``by_waits[str(k)]`` hands are completed by exactly k ranks."""
 
@@ -41,6 +42,7 @@ class WaitCensus(TypedDict):
     by_waits: dict[str, int]
 
 
+@final
 class CompleteCensus(TypedDict):
     """Census of N ≡ 0 or 2 (mod 3) tiles: how many hands are complete."""
 
