@@ -45,7 +45,8 @@ class Action:
 
     @classmethod
     def parse(cls, text: str) -> Action:
-        """An action from text: ``discard 5b``, ``kong 5b``, ``kong``, ``pung``, ``chow 4b 6b``, ``win``, ``pass``, ``ready``.
+        """An action from text: ``discard 5b``, ``kong 5b``, ``kong``, ``pung``, ``chow 4b 6b``, ``win``,
+        ``pass`` or ``ready``.
 
         :raises InvalidActionError: if ``text`` is not an action.
         """
@@ -78,8 +79,10 @@ class Action:
             raise InvalidActionError(Reason.MALFORMED, f"unknown field {sorted(extra)[0]!r} in action {dict(data)!r}")
         raw_type = data.get("type")
         try:
-            kind = ActionType(raw_type)
+            kind = ActionType(str(raw_type)) if isinstance(raw_type, str) else None
         except ValueError:
+            kind = None
+        if kind is None:
             names = ", ".join(t.value for t in ActionType)
             raise InvalidActionError(Reason.UNKNOWN_TYPE, f"unknown action type {raw_type!r}; one of {names}") from None
         tile = _tile_field(data, kind)
@@ -133,6 +136,8 @@ def _tiles_field(data: Mapping[str, object], kind: ActionType) -> tuple[Tile, Ti
             raise InvalidActionError(Reason.MALFORMED, f"a {kind.value} takes no 'tiles'")
         return None
     if not isinstance(raw, (list, tuple)) or len(raw) != 2:
-        raise InvalidActionError(Reason.MALFORMED, f"a chow names the two tiles from your hand, e.g. ['4b', '6b'], not {raw!r}")
+        raise InvalidActionError(
+            Reason.MALFORMED, f"a chow names the two tiles from your hand, e.g. ['4b', '6b'], not {raw!r}"
+        )
     a, b = sorted((_parse_code(raw[0], "tiles[0]"), _parse_code(raw[1], "tiles[1]")))
     return (a, b)

@@ -423,7 +423,9 @@ class Deal:
             hand[tile] -= size - 1
             kind = MeldKind.KONG if size == 4 else MeldKind.PUNG
             self.melds[seat].append(Meld(kind, (tile,) * size, claimed=tile, source=window.source))
-        events.append({"type": "claim", "seat": seat, "action": action.to_json(), "tile": tile.code, "from": window.source})
+        events.append(
+            {"type": "claim", "seat": seat, "action": action.to_json(), "tile": tile.code, "from": window.source}
+        )
         if action.type is ActionType.KONG:  # R6.1: expose, draw a loose tile, then a full turn
             self.kongs += 1
             self.kong_chain = 1
@@ -441,7 +443,10 @@ class Deal:
     def _self_drawn_win(self, seat: int, events: list[Event]) -> None:
         source = self.draw_source or "wall"
         first = source == "deal" or (
-            self.claims == 0 and self.kongs == 0 and len(self.discards) < 4 and not any(d.seat == seat for d in self.discards)
+            self.claims == 0
+            and self.kongs == 0
+            and len(self.discards) < 4
+            and not any(d.seat == seat for d in self.discards)
         )
         last = source == "wall" and self.wall.live_count == 0
         self.result = DealResult(
@@ -530,15 +535,27 @@ class Deal:
             return Reason.LAST_DISCARD_WIN_ONLY, f"the last discard ({tile}) may be claimed only to win (R6.8)"
         if kind is ActionType.KONG:
             if self._has_exposed_pung(seat, tile):
-                return Reason.KONG_FROM_EXPOSED_PUNG, f"a kong may not be made from an exposed pung of {tile} and a discard (R6.1)"
+                return (
+                    Reason.KONG_FROM_EXPOSED_PUNG,
+                    f"a kong may not be made from an exposed pung of {tile} and a discard (R6.1)",
+                )
             if hand[tile] < 3:
-                return Reason.KONG_NEEDS_THREE, f"a kong on a discard needs three {tile} in the hand; seat {seat} holds {hand[tile]}"
+                return (
+                    Reason.KONG_NEEDS_THREE,
+                    f"a kong on a discard needs three {tile} in the hand; seat {seat} holds {hand[tile]}",
+                )
             return Reason.DEAD_WALL_EMPTY, "no kong may be declared while the dead wall is empty (R5.2)"
         if kind is ActionType.PUNG:
-            return Reason.PUNG_NEEDS_TWO, f"a pung of {tile} needs two {tile} in the hand; seat {seat} holds {hand[tile]}"
+            return (
+                Reason.PUNG_NEEDS_TWO,
+                f"a pung of {tile} needs two {tile} in the hand; seat {seat} holds {hand[tile]}",
+            )
         if kind is ActionType.CHOW:
             if seat != (window.source + 1) % 4:
-                return Reason.CHOW_NOT_NEXT, f"only seat {(window.source + 1) % 4}, next after the discarder, may chow (R6.1)"
+                return (
+                    Reason.CHOW_NOT_NEXT,
+                    f"only seat {(window.source + 1) % 4}, next after the discarder, may chow (R6.1)",
+                )
             assert action.tiles is not None
             missing = [t for t in action.tiles if hand[t] == 0]
             if missing:
@@ -564,7 +581,10 @@ class Deal:
             if self.wall.dead_count == 0:
                 return Reason.DEAD_WALL_EMPTY, "no kong may be declared while the dead wall is empty (R5.2)"
             if self._has_exposed_pung(seat, tile) and hand[tile]:
-                return Reason.NOT_JUST_DRAWN, f"only the tile just drawn may be added to an exposed pung (R5.2c); {tile} was not"
+                return (
+                    Reason.NOT_JUST_DRAWN,
+                    f"only the tile just drawn may be added to an exposed pung (R5.2c); {tile} was not",
+                )
             if hand[tile] == 0:
                 return Reason.TILE_NOT_HELD, f"seat {seat} does not hold {tile}"
             return Reason.KONG_NEEDS_THREE, f"a concealed kong needs four {tile}; seat {seat} holds {hand[tile]}"

@@ -121,7 +121,9 @@ class Game:
         try:
             events = self._apply(seat, parsed)
         except RulesError as exc:
-            raise type(exc)(exc.reason, f"{exc} (action {parsed.to_json()!r} by seat {seat}, version {self.version})") from None
+            raise type(exc)(
+                exc.reason, f"{exc} (action {parsed.to_json()!r} by seat {seat}, version {self.version})"
+            ) from None
         self.log.append((seat, parsed.to_json()))
         return events
 
@@ -149,7 +151,11 @@ class Game:
         return events
 
     def _new_deal(self) -> tuple[Deal, list[Event]]:
-        wall = self._walls(self.deal_number) if self._walls else Wall.shuffled(deal_seed(self.seed, self.deal_number), self.rules)
+        wall = (
+            self._walls(self.deal_number)
+            if self._walls
+            else Wall.shuffled(deal_seed(self.seed, self.deal_number), self.rules)
+        )
         deal, events = Deal.begin(self.rules, wall, self.dealer, self.round_wind)
         start: Event = {
             "type": "deal_start",

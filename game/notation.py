@@ -12,7 +12,15 @@ __all__ = ["parse_tiles", "format_tiles", "NotationError"]
 
 _SUIT_BASE = {"b": 0, "c": 9, "d": 18}
 _BONUS_BASE = {"f": 34, "s": 38}
-_HONOURS = {"E": Tile.EAST, "S": Tile.SOUTH, "W": Tile.WEST, "N": Tile.NORTH, "R": Tile.RED, "G": Tile.GREEN, "P": Tile.WHITE}
+_HONOURS = {
+    "E": Tile.EAST,
+    "S": Tile.SOUTH,
+    "W": Tile.WEST,
+    "N": Tile.NORTH,
+    "R": Tile.RED,
+    "G": Tile.GREEN,
+    "P": Tile.WHITE,
+}
 
 
 class NotationError(ValueError):
@@ -51,7 +59,9 @@ def parse_tiles(text: str, *, flowers: bool = True) -> list[Tile]:
                 if not 1 <= digit <= top:
                     raise NotationError(f"bad character {str(digit)!r} at position {dpos} in {text!r} (no {digit}{ch})")
             if ch in _BONUS_BASE and not flowers:
-                raise NotationError(f"bonus tile '{digits[0][0]}{ch}' at position {pos} in {text!r}: flowers are off (R1.3)")
+                raise NotationError(
+                    f"bonus tile '{digits[0][0]}{ch}' at position {pos} in {text!r}: flowers are off (R1.3)"
+                )
             base = _SUIT_BASE.get(ch, _BONUS_BASE.get(ch, 0))
             tiles.extend(TILES[base + digit - 1] for digit, _ in digits)
             digits.clear()

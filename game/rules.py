@@ -45,8 +45,8 @@ class Rules:
             elif allowed is int:
                 if isinstance(value, bool) or not isinstance(value, int):
                     raise OptionError(f"option {name!r} takes a whole number, not {value!r}")
-            elif value not in allowed or isinstance(value, bool):
-                choices = ", ".join(repr(v) for v in allowed)  # type: ignore[union-attr]
+            elif isinstance(allowed, tuple) and (value not in allowed or isinstance(value, bool)):
+                choices = ", ".join(repr(v) for v in allowed)
                 raise OptionError(f"option {name!r} takes one of {choices}, not {value!r}")
 
     def with_overrides(self, overrides: Mapping[str, object]) -> Rules:
@@ -76,7 +76,7 @@ class Rules:
         return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
 
 
-_ALLOWED: dict[str, object] = {
+_ALLOWED: dict[str, type | tuple[object, ...]] = {
     "flowers": bool,
     "game_length": ("full", "east"),
     "dealer_keeps_on_washout": bool,

@@ -49,8 +49,12 @@ def narrate(game: Game, e: Event) -> str | None:
         if e["termination"] == "wash_out":
             lines.append(f"wash-out: {e['reason']}")
         else:
-            how = {"wall": "self-drawn", "loose": "on a loose tile", "discard": f"on seat {e['discarder']}'s discard",
-                   "robbed_kong": f"robbing seat {e['discarder']}'s kong"}[str(e["win_by"])]
+            how = {
+                "wall": "self-drawn",
+                "loose": "on a loose tile",
+                "discard": f"on seat {e['discarder']}'s discard",
+                "robbed_kong": f"robbing seat {e['discarder']}'s kong",
+            }[str(e["win_by"])]
             lines.append(f"{_who(game, e['winner'])} wins with {e['tile']}, {how}")
         hands = e["hands"]
         assert isinstance(hands, list)

@@ -41,7 +41,9 @@ class SelfPlay:
         self._digests.append(game.digest())
 
 
-def play_deals(hands: int, seed: int | str, rules: Rules | None = None, on_event: EventHook | None = None) -> Iterator[SelfPlay]:
+def play_deals(
+    hands: int, seed: int | str, rules: Rules | None = None, on_event: EventHook | None = None
+) -> Iterator[SelfPlay]:
     """Play ``hands`` deals with the built-in policy; yield the running totals after each one."""
     rules = rules or Rules()
     totals = SelfPlay()

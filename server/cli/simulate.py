@@ -75,8 +75,10 @@ def run(args: argparse.Namespace) -> int:
     wins = report["wins"]
     assert isinstance(wins, dict)
     print(f"hands      {totals.hands} (seed {args.seed})")
-    print(f"wins       {sum(wins.values())}: self-drawn {wins['self_drawn']}, on a discard {wins['discard']}, "
-          f"robbing the kong {wins['robbed_kong']}")
+    print(
+        f"wins       {sum(wins.values())}: self-drawn {wins['self_drawn']}, on a discard {wins['discard']}, "
+        f"robbing the kong {wins['robbed_kong']}"
+    )
     print(f"wash-outs  {report['wash_outs']}")
     print(f"speed      {report['hands_per_second']} hands/s, {round(totals.actions / elapsed)} actions/s")
     print(f"digest     {totals.digest}")
