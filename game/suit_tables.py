@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["INVALID", "Tables", "tables", "component_distances"]
+__all__ = ["INVALID", "MAX_TILES", "Tables", "tables", "component_distances"]
 
 MAX_TILES = 14
 """Largest concealed part of a hand: four sets and a pair."""
