@@ -20,9 +20,10 @@ import time
 from collections.abc import Callable, Sequence
 from importlib import metadata
 
-from game import suit_census
+from game import Game, GamePhase, Rules, suit_census
 from game.hand import is_win, standard_shanten
 from game.notation import format_tiles
+from game.policy import choose
 from game.suit_tables import tables
 from game.tiles import Tile
 
@@ -151,14 +152,43 @@ def shanten_section(count: int, rng: random.Random, kinds: int = 34, label: str 
 
 
 def engine_section(quick: bool) -> None:
-    """Random-policy engine actions per second: kept for the engine's author to fill in."""
-    del quick
-    try:
-        import game.policy  # noqa: F401
-    except ImportError:
-        print("engine: not yet available")
-        return
-    print("engine: not yet measured")
+    """Engine speed: random legal play (actions/s, every action validated), and policy self-play (deals/s)."""
+    deals = 100 if quick else 1000
+    rng = random.Random(7)
+    actions = 0
+    started = time.perf_counter()
+    game = Game(Rules(), seed="bench/0")
+    for n in range(deals):
+        while game.phase is GamePhase.DEAL:
+            seat = rng.choice(game.to_act())
+            game.apply(seat, rng.choice(game.legal_actions(seat)))
+            actions += 1
+        if game.phase is GamePhase.OVER:
+            game = Game(Rules(), seed=f"bench/{n}")
+        else:
+            for seat in range(4):
+                game.apply(seat, {"type": "ready"})
+                actions += 1
+    elapsed = time.perf_counter() - started
+    print(f"engine, random legal play, {deals:,} deals:")
+    print(f"  {'legal_actions + apply (validated)':<58}{actions / elapsed:>10,.0f} actions/s")
+    started = time.perf_counter()
+    policy_deals = deals // 4
+    played = 0
+    game = Game(Rules(), seed="bench-policy/0")
+    while played < policy_deals:
+        if game.phase is GamePhase.OVER:
+            game = Game(Rules(), seed=f"bench-policy/{played}")
+        elif game.phase is GamePhase.BETWEEN:
+            played += 1
+            for seat in range(4):
+                game.apply(seat, {"type": "ready"})
+        else:
+            seat = game.to_act()[0]
+            game.apply(seat, choose(game, seat))
+    elapsed = time.perf_counter() - started
+    print(f"engine, built-in policy self-play, {policy_deals:,} deals:")
+    print(f"  {'game.policy.choose + apply':<58}{policy_deals / elapsed:>10,.1f} deals/s")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

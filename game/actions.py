@@ -77,7 +77,11 @@ class Action:
         extra = set(data) - {"type", "tile", "tiles"}
         if extra:
             raise InvalidActionError(Reason.MALFORMED, f"unknown field {sorted(extra)[0]!r} in action {dict(data)!r}")
-        raw_type = data.get("type")
+        if "type" not in data:
+            raise InvalidActionError(
+                Reason.MALFORMED, f"an action needs a 'type', e.g. {{'type': 'pass'}}; got {dict(data)!r}"
+            )
+        raw_type = data["type"]
         try:
             kind = ActionType(str(raw_type)) if isinstance(raw_type, str) else None
         except ValueError:

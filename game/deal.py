@@ -248,10 +248,9 @@ class Deal:
         return events
 
     def _normalise(self, action: Action) -> Action:
-        # In a window the tile is implied; accept it spelled out too.
-        if self.window is not None and action.tile is not None and action.tile == self.window.tile:
-            if action.type in (ActionType.KONG, ActionType.PUNG, ActionType.WIN):
-                return Action(action.type)
+        # A kong claim names no tile (it is the discard's); accept it spelled out too.
+        if self.window is not None and action.type is ActionType.KONG and action.tile == self.window.tile:
+            return _KONG
         return action
 
     def _apply_turn(self, seat: int, action: Action, events: list[Event]) -> None:
@@ -512,7 +511,10 @@ class Deal:
             if seat != self.current:
                 if claimish:
                     return Reason.WINDOW_CLOSED, f"no claim window is open: it is seat {self.current}'s turn"
-                return Reason.NOT_YOUR_TURN, f"it is seat {self.current}'s turn, not seat {seat}'s"
+                return (
+                    Reason.NOT_YOUR_TURN,
+                    f"it is seat {self.current}'s turn, not seat {seat}'s, and no claim window is open",
+                )
             return self._why_turn(seat, action, claimish)
         window = self.window
         assert window is not None

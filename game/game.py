@@ -115,15 +115,13 @@ class Game:
         :raises InvalidActionError: if ``action`` is malformed or ``seat`` is not 0–3.
         :raises IllegalActionError: if it is not allowed now; the game is then unchanged.
         """
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
-            raise InvalidActionError(Reason.BAD_SEAT, f"seat must be 0, 1, 2 or 3, not {seat!r}")
-        parsed = Action.parse(action) if isinstance(action, str) else Action.from_json(action)
         try:
+            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
+                raise InvalidActionError(Reason.BAD_SEAT, f"seat must be 0, 1, 2 or 3, not {seat!r}")
+            parsed = Action.parse(action) if isinstance(action, str) else Action.from_json(action)
             events = self._apply(seat, parsed)
         except RulesError as exc:
-            raise type(exc)(
-                exc.reason, f"{exc} (action {parsed.to_json()!r} by seat {seat}, version {self.version})"
-            ) from None
+            raise type(exc)(exc.reason, f"{exc} (action {action!r} by seat {seat!r}, version {self.version})") from None
         self.log.append((seat, parsed.to_json()))
         return events
 
