@@ -323,12 +323,16 @@ class Deal:
             events.append({"type": "bonus", "seat": seat, "tile": tile.code})
             source = "loose"
         self.hands[seat][tile] += 1
+        self._start_turn(seat, tile, source, events)
+
+    def _start_turn(self, seat: int, drawn: Tile | None, source: str | None, events: list[Event]) -> None:
+        """Give ``seat`` the turn; without a drawn tile (after a pung or chow) it may only discard (R6.1)."""
         self.phase = DealPhase.TURN
         self.window = None
         self.current = seat
-        self.drawn = tile
+        self.drawn = drawn
         self.draw_source = source
-        self.must_discard = False
+        self.must_discard = drawn is None
         events.append({"type": "turn", "seat": seat})
 
     def _discard(self, seat: int, tile: Tile, events: list[Event]) -> None:
@@ -430,13 +434,7 @@ class Deal:
             self.kong_chain = 1
             self._draw(seat, "loose", events)
             return
-        self.phase = DealPhase.TURN
-        self.window = None
-        self.current = seat
-        self.drawn = None
-        self.draw_source = None
-        self.must_discard = True
-        events.append({"type": "turn", "seat": seat})
+        self._start_turn(seat, None, None, events)
 
     # ------------------------------------------------------------ endings
     def _self_drawn_win(self, seat: int, events: list[Event]) -> None:

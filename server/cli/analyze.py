@@ -14,6 +14,7 @@ from game.hand import counts_of, is_win, shanten, waits
 from game.notation import parse_tiles
 from game.suit_census import MAX_TILES, CompleteCensus, WaitCensus, census
 from game.tiles import Tile
+from server.cli.arguments import whole_number
 
 __all__ = ["register", "run_waits", "run_suit", "analyse_hand", "HandError"]
 
@@ -71,19 +72,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         epilog=_SUIT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    suit_parser.add_argument("--tiles", type=_tile_count, required=True, metavar="N", help="tiles in the hand, 1-14")
+    suit_parser.add_argument(
+        "--tiles",
+        type=whole_number(1, MAX_TILES, "a whole number of tiles"),
+        required=True,
+        metavar="N",
+        help="tiles in the hand, 1-14",
+    )
     suit_parser.add_argument("--json", action="store_true", help="print one JSON object")
     suit_parser.set_defaults(func=run_suit)
-
-
-def _tile_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of tiles, not {text!r}") from None
-    if not 1 <= value <= MAX_TILES:
-        raise argparse.ArgumentTypeError(f"a one-suit hand has 1 to {MAX_TILES} tiles, not {value}")
-    return value
 
 
 def analyse_hand(text: str) -> dict[str, object]:

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from game import Rules
+from server.cli.arguments import whole_number
 from server.cli.selfplay import SelfPlay, play_deals
 
 __all__ = ["register"]
@@ -24,20 +25,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Play N deals (hands) of self-play with the built-in policy. Identical arguments give an "
         "identical digest; only the speed figures vary.",
     )
-    p.add_argument("--hands", type=_positive, required=True, metavar="N", help="deals to play")
+    p.add_argument("--hands", type=whole_number(1), required=True, metavar="N", help="deals to play")
     p.add_argument("--seed", default="0", metavar="S", help="seed of the whole run (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,0 +1,24 @@
+"""Argument types shared by the sub-commands."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+__all__ = ["whole_number"]
+
+
+def whole_number(low: int, high: int | None = None, what: str = "a whole number") -> Callable[[str], int]:
+    """An argparse ``type`` accepting whole numbers from ``low`` to ``high`` (no upper bound if None)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, not {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bound = f"at least {low}" if high is None else f"{low} to {high}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, not {value}")
+        return value
+
+    return parse
