@@ -35,6 +35,11 @@ class Rules:
     auto_limit: bool = False  # R10.6
     losers_settle: bool = True  # R11.2
     pao: bool = True  # R11.3
+    bonus_points: Literal[4, 0] = 4  # R8.4 (R14: 0)
+    no_points_double: bool = False  # R14: a hand whose sets and pair score no points earns 1 double
+    concealed_discard_points: Literal[0, 10] = 0  # R14: a concealed hand won on a discard
+    payment: Literal["all", "discarder"] = "all"  # R11.1, or R14's payment by the discarder
+    earthly_self_drawn: bool = False  # R14: Earthly Hand also self-drawn in a non-dealer's first turn
 
     def __post_init__(self) -> None:
         for name, allowed in _ALLOWED.items():
@@ -93,4 +98,9 @@ _ALLOWED: dict[str, type | tuple[object, ...]] = {
     "auto_limit": bool,
     "losers_settle": bool,
     "pao": bool,
+    "bonus_points": (4, 0),
+    "no_points_double": bool,
+    "concealed_discard_points": (0, 10),
+    "payment": ("all", "discarder"),
+    "earthly_self_drawn": bool,
 }

@@ -6,11 +6,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from server.cli import analyze, play, simulate
+from server.cli import analyze, play, score, simulate
 
 __all__ = ["main"]
 
-_COMMANDS = (analyze, simulate, play)
+_COMMANDS = (analyze, score, simulate, play)
 
 
 def build_parser() -> argparse.ArgumentParser:

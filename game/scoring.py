@@ -1,0 +1,450 @@
+"""Scoring (R7.4, R8, R9, R10, R11.2): the winner's hand and each loser's unfinished hand, itemised.
+
+Every score is a list of :class:`Item` (rule number, short English text, points or doubles) plus
+the arithmetic of its total, so a client can show it line by line. The winner's hand is scored
+for every decomposition and every choice of where the winning tile sits, and the best is taken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from game.hand import decompositions, is_thirteen_orphans, is_win, waits
+from game.melds import Meld, MeldKind
+from game.rules import Rules
+from game.tiles import GREENS, NUM_PLAYING_KINDS, TILES, Tile
+
+__all__ = ["Item", "Score", "ScoringError", "WinningHand", "score_win", "score_loser", "tile_name"]
+
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+_SUIT_NAMES = {"b": "bamboo", "c": "characters", "d": "dots"}
+_HONOUR_NAMES = {
+    Tile.EAST: "East wind",
+    Tile.SOUTH: "South wind",
+    Tile.WEST: "West wind",
+    Tile.NORTH: "North wind",
+    Tile.RED: "Red dragon",
+    Tile.GREEN: "Green dragon",
+    Tile.WHITE: "White dragon",
+}
+_SELF_DRAWN = ("wall", "loose")
+_ON_A_DISCARD = ("discard", "robbed_kong")  # a robbed tile counts as a discard (R6.5)
+
+
+class ScoringError(ValueError):
+    """A hand that cannot be scored as asked (not a winning hand, impossible tiles …); says why."""
+
+
+def tile_name(tile: Tile, plural: bool = False) -> str:
+    """English name of a tile: ``'5 bamboo'``, ``'West wind'`` (``'West winds'`` in the plural)."""
+    if tile < 27:
+        return f"{tile % 9 + 1} {_SUIT_NAMES[tile.code[1]]}"
+    if tile < 34:
+        name = _HONOUR_NAMES[tile]
+        return name + "s" if plural else name
+    return f"{'flower' if tile < 38 else 'season'} {tile.code[0]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One line of an explanation: points, doubles, or a limit hand's value."""
+
+    rule: str
+    text: str
+    points: int = 0
+    doubles: int = 0
+    limit: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        """``{"rule", "text", "points"}``, ``{… "doubles"}`` or ``{… "limit"}``."""
+        out: dict[str, object] = {"rule": self.rule, "text": self.text}
+        if self.limit:
+            out["limit"] = self.limit
+        elif self.doubles:
+            out["doubles"] = self.doubles
+        else:
+            out["points"] = self.points
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """A hand's score: points, doubles, limit hand (if any), value and the explanation."""
+
+    points: int
+    doubles: int
+    limit_hand: str | None
+    value: int
+    items: tuple[Item, ...]
+    arithmetic: str
+
+    def to_json(self) -> dict[str, object]:
+        """Plain JSON for the client and the CLI."""
+        return {
+            "points": self.points,
+            "doubles": self.doubles,
+            "limit_hand": self.limit_hand,
+            "value": self.value,
+            "items": [i.to_json() for i in self.items],
+            "arithmetic": self.arithmetic,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WinningHand:
+    """The facts a winner's score depends on. ``concealed`` counts the concealed tiles including the
+    winning tile; ``melds`` are the declared sets (a declared concealed kong has ``concealed=True``).
+    """
+
+    concealed: tuple[int, ...]
+    melds: tuple[Meld, ...]
+    bonus: tuple[Tile, ...]
+    winning_tile: Tile
+    win_by: str  # "wall" | "loose" | "discard" | "robbed_kong"
+    seat_wind: Tile
+    round_wind: Tile
+    dealer: bool = False
+    last_tile: bool = False
+    first_turn: bool = False
+    loose_kongs: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Set:
+    kind: MeldKind
+    tile: Tile
+    concealed: bool
+
+    @property
+    def is_pung(self) -> bool:
+        return self.kind is not MeldKind.CHOW
+
+    def tiles(self) -> tuple[Tile, ...]:
+        if self.kind is MeldKind.CHOW:
+            return (self.tile, TILES[self.tile + 1], TILES[self.tile + 2])
+        return (self.tile,) * (4 if self.kind is MeldKind.KONG else 3)
+
+
+def _meld_sets(melds: Iterable[Meld]) -> list[_Set]:
+    return [_Set(m.kind, m.tiles[0], m.concealed) for m in melds]
+
+
+# ----------------------------------------------------------------------------- shared pieces
+def _set_item(s: _Set) -> Item | None:
+    """R8.2: points of a pung or kong by size, majors and whether it is concealed."""
+    if not s.is_pung:
+        return None
+    base = 2 if s.tile.is_simple else 4
+    if s.kind is MeldKind.KONG:
+        base *= 4
+    if s.concealed:
+        base *= 2
+    state = "concealed" if s.concealed else "exposed"
+    return Item("R8.2", f"{state} {s.kind.value} of {tile_name(s.tile, plural=True)}", points=base)
+
+
+def _pair_item(pair: Tile, seat_wind: Tile, round_wind: Tile, rules: Rules) -> Item | None:
+    """R8.3: dragons 2; seat wind 2; prevailing wind 2; both ``double_wind_pair``."""
+    if pair.is_dragon:
+        return Item("R8.3", f"pair of {tile_name(pair, plural=True)}", points=2)
+    if pair == seat_wind and pair == round_wind:
+        return Item(
+            "R8.3", f"pair of {tile_name(pair, plural=True)}, seat and prevailing wind", points=rules.double_wind_pair
+        )
+    if pair == seat_wind:
+        return Item("R8.3", f"pair of {tile_name(pair, plural=True)}, own wind", points=2)
+    if pair == round_wind:
+        return Item("R8.3", f"pair of {tile_name(pair, plural=True)}, prevailing wind", points=2)
+    return None
+
+
+def _honour_set_doubles(sets: Sequence[_Set], seat_wind: Tile, round_wind: Tile) -> list[Item]:
+    """R9: each dragon pung or kong, and the seat- and prevailing-wind pungs or kongs."""
+    items = []
+    for s in sets:
+        if not s.is_pung:
+            continue
+        if s.tile.is_dragon:
+            items.append(Item("R9", f"{s.kind.value} of {tile_name(s.tile, plural=True)}", doubles=1))
+        if s.tile == seat_wind:
+            items.append(Item("R9", f"{s.kind.value} of own wind ({tile_name(s.tile)})", doubles=1))
+        if s.tile == round_wind:
+            items.append(Item("R9", f"{s.kind.value} of prevailing wind ({tile_name(s.tile)})", doubles=1))
+    return items
+
+
+def _bonus_items(bonus: Sequence[Tile], seat_wind: Tile, rules: Rules) -> tuple[list[Item], list[Item]]:
+    """R8.4 points and R9 doubles for bonus tiles (R14: no points, doubles kept)."""
+    points = [Item("R8.4", f"bonus tile {t.code}", points=rules.bonus_points) for t in bonus if rules.bonus_points]
+    number = seat_wind - Tile.EAST + 1
+    doubles = []
+    for t in bonus:
+        if t.rank == number:
+            doubles.append(Item("R9", f"own {'flower' if t < Tile.SEASON1 else 'season'} ({t.code})", doubles=1))
+    held = set(bonus)
+    for group, name in ((range(34, 38), "flowers"), (range(38, 42), "seasons")):
+        if all(TILES[k] in held for k in group):
+            doubles.append(Item("R9", f"all four {name}", doubles=rules.bouquet_doubles))
+    return points, doubles
+
+
+def _value(points: int, doubles: int, rules: Rules) -> tuple[int, str]:
+    """Points × 2^doubles, rounded first if the option says so, capped at the limit (R8, R8.6)."""
+    shown = f"{points}"
+    if rules.round_points:
+        rounded = (points + 5) // 10 * 10
+        if rounded != points:
+            shown = f"{points} → {rounded}"
+        points = rounded
+    raw = points * 2**doubles
+    text = f"{shown} × 2{str(doubles).translate(_SUPERSCRIPT)} = {raw}"
+    if raw > rules.limit:
+        return rules.limit, f"{text} → limit {rules.limit}"
+    return raw, text
+
+
+def _finish(items: list[Item], rules: Rules, limit: tuple[str, str, int] | None = None) -> Score:
+    points = sum(i.points for i in items)
+    doubles = sum(i.doubles for i in items)
+    if limit is not None:
+        name, rule, value = limit
+        items = [*items, Item(rule, f"{name}: limit hand", limit=value)]
+        half = " (half)" if value < rules.limit else ""
+        return Score(points, doubles, name, value, tuple(items), f"{name}: limit{half} {value}")
+    value, arithmetic = _value(points, doubles, rules)
+    return Score(points, doubles, None, value, tuple(items), arithmetic)
+
+
+# ---------------------------------------------------------------------------- winner's hand
+def _validate(hand: WinningHand) -> list[int]:
+    counts = list(hand.concealed[:NUM_PLAYING_KINDS])
+    if len(hand.concealed) not in (34, 42) or any(c < 0 for c in counts):
+        raise ScoringError("concealed tiles must be a count vector of 34 tile kinds")
+    if any(hand.concealed[NUM_PLAYING_KINDS:]):
+        raise ScoringError("bonus tiles are laid aside, never part of the concealed hand (R4.2)")
+    if len(hand.melds) > 4:
+        raise ScoringError(f"a hand has at most four sets, not {len(hand.melds)} melds")
+    held = list(counts)
+    for m in hand.melds:
+        for t in m.tiles:
+            held[t] += 1
+    over = [TILES[k] for k in range(NUM_PLAYING_KINDS) if held[k] > 4]
+    if over:
+        raise ScoringError(f"the hand holds {held[over[0]]} of {over[0]}; there are only four (R1.1)")
+    if any(not t.is_bonus for t in hand.bonus) or len(set(hand.bonus)) != len(hand.bonus):
+        raise ScoringError("bonus tiles must be distinct flowers and seasons")
+    if hand.winning_tile.is_bonus or counts[hand.winning_tile] == 0:
+        raise ScoringError(f"the winning tile {hand.winning_tile} must be among the concealed tiles")
+    if hand.win_by not in _SELF_DRAWN + _ON_A_DISCARD:
+        raise ScoringError(f"win_by must be wall, loose, discard or robbed_kong, not {hand.win_by!r}")
+    expected = 14 - 3 * len(hand.melds)
+    if sum(counts) != expected:
+        raise ScoringError(
+            f"with {len(hand.melds)} declared sets the concealed part has {expected} tiles, not {sum(counts)}"
+        )
+    if not is_win(counts):
+        raise ScoringError("not a winning hand: the tiles do not form four sets and a pair (R7.1) or Thirteen Orphans")
+    return counts
+
+
+def _only_tile_wait(counts: list[int], hand: WinningHand) -> bool:
+    """R8.5: exactly one tile kind (of those held fewer than four times) completes the 13 tiles."""
+    before = list(counts)
+    before[hand.winning_tile] -= 1
+    held = list(before)
+    for m in hand.melds:
+        for t in m.tiles:
+            held[t] += 1
+    return len(waits(before, held=held)) == 1
+
+
+def _hand_items(counts: list[int], hand: WinningHand, rules: Rules) -> tuple[list[Item], list[Item]]:
+    """Points and doubles that do not depend on how the tiles are arranged."""
+    points = [Item("R8.1", "going Mah-Jong", points=rules.win_points)]
+    bonus_points, bonus_doubles = _bonus_items(hand.bonus, hand.seat_wind, rules)
+    points += bonus_points
+    if hand.win_by == "wall":
+        points.append(Item("R8.5", "winning tile drawn from the live wall", points=2))
+    if _only_tile_wait(counts, hand):
+        points.append(Item("R8.5", "only-tile wait", points=2))
+    if hand.win_by == "loose":
+        points.append(Item("R8.5", "out on a loose tile", points=2))
+    if hand.win_by == "robbed_kong":
+        points.append(Item("R8.5", "robbing the kong", points=2))
+    concealed = all(m.concealed for m in hand.melds)  # R7.6
+    if rules.concealed_discard_points and concealed and hand.win_by in _ON_A_DISCARD:
+        points.append(Item("R14", "concealed hand won on a discard", points=rules.concealed_discard_points))
+    doubles = bonus_doubles
+    if concealed and hand.win_by in _SELF_DRAWN:
+        doubles.append(Item("R9", "fully concealed hand, self-drawn", doubles=rules.concealed_doubles))
+    if hand.last_tile:
+        text = "won on the last tile of the live wall" if hand.win_by in _SELF_DRAWN else "won on the last discard"
+        doubles.append(Item("R9", text, doubles=1))
+    return points, doubles
+
+
+def _pattern_doubles(sets: Sequence[_Set], pair: Tile, tiles: Sequence[Tile]) -> list[Item]:
+    """R9 patterns of the whole hand: no chows, flushes, little three dragons."""
+    items = []
+    if all(s.is_pung for s in sets):
+        items.append(Item("R9", "no chows", doubles=1))
+    suits = {t // 9 for t in tiles if t < 27}
+    honours = any(t.is_honour for t in tiles)
+    if len(suits) == 1 and honours:
+        items.append(Item("R9", "half flush", doubles=1))
+    elif len(suits) == 1:
+        items.append(Item("R9", "full flush", doubles=3))
+    dragon_sets = sum(1 for s in sets if s.is_pung and s.tile.is_dragon)
+    if dragon_sets == 2 and pair.is_dragon:
+        items.append(Item("R9", "little three dragons", doubles=1))
+    return items
+
+
+def _limit_hands(
+    sets: Sequence[_Set], pair: Tile | None, tiles: Sequence[Tile], counts: list[int], hand: WinningHand, rules: Rules
+) -> list[tuple[str, str, int]]:
+    """Every limit hand (R10.1–R10.5) this arrangement makes, with its value."""
+    found: list[tuple[str, str, int]] = []
+    full = rules.limit
+    dealer_first = hand.dealer and hand.first_turn
+    if dealer_first and hand.win_by in _SELF_DRAWN:
+        found.append(("Heavenly Hand", "R10.1", full))
+    if not hand.dealer and hand.first_turn:
+        if hand.win_by == "discard" or (rules.earthly_self_drawn and hand.win_by in _SELF_DRAWN):
+            found.append(
+                (
+                    "Earthly Hand",
+                    "R10.2" if hand.win_by == "discard" else "R14",
+                    full // 2 if rules.earthly_half_limit else full,
+                )
+            )
+    if pair is None:
+        found.append(("Thirteen Orphans", "R10.3", full))
+        return found
+    if not hand.melds:
+        suits = {t // 9 for t in tiles if t < 27}
+        if len(suits) == 1 and not any(t.is_honour for t in tiles):
+            base = 9 * suits.pop()
+            before = list(counts[base : base + 9])
+            before[hand.winning_tile - base] -= 1
+            if before == [3, 1, 1, 1, 1, 1, 1, 1, 3]:
+                found.append(("Nine Gates", "R10.4", full))
+    pungs = [s for s in sets if s.is_pung]
+    if sum(1 for s in sets if s.kind is MeldKind.KONG) == 4:
+        found.append(("Four Kongs", "R10.5", full))
+    if all(t.is_honour for t in tiles):
+        found.append(("All Honours", "R10.5", full))
+    if all(t.is_terminal for t in tiles):
+        found.append(("All Terminals", "R10.5", full))
+    if sum(1 for s in pungs if s.tile.is_dragon) == 3:
+        found.append(("Big Three Dragons", "R10.5", full))
+    wind_sets = sum(1 for s in pungs if s.tile.is_wind)
+    if wind_sets == 3 and pair.is_wind:
+        found.append(("Little Four Winds", "R10.5", full))
+    if wind_sets == 4:
+        found.append(("Big Four Winds", "R10.5", full))
+    if all(t in GREENS for t in tiles):
+        found.append(("All Green", "R10.5", full))
+    if len(pungs) == 4 and all(s.concealed for s in pungs):
+        found.append(("Four Concealed Pungs", "R10.5", full))
+    if hand.loose_kongs >= 2 and hand.win_by == "loose":
+        found.append(("Twofold Fortune", "R10.5", full))
+    return found
+
+
+def _arrangements(counts: list[int], hand: WinningHand) -> Iterable[tuple[list[_Set], Tile | None]]:
+    """Every decomposition with every choice of where the winning tile sits (R7.4); a set that
+    the winning discard completes is exposed (R8.2). Thirteen Orphans yields one arrangement, no pair.
+    """
+    melds = _meld_sets(hand.melds)
+    if not hand.melds and is_thirteen_orphans(counts):
+        yield melds, None
+        return
+    wt = hand.winning_tile
+    on_discard = hand.win_by in _ON_A_DISCARD
+    for d in decompositions(counts):
+        concealed = [_Set(MeldKind(s.kind), s.first, True) for s in d.sets]
+        places: list[int] = [-1] if d.pair == wt else []
+        seen = set()
+        for i, s in enumerate(d.sets):
+            if wt in s.tiles and (s.kind, s.first) not in seen:
+                seen.add((s.kind, s.first))
+                places.append(i)
+        for place in places:
+            sets = list(concealed)
+            if on_discard and place >= 0 and sets[place].is_pung:
+                sets[place] = _Set(sets[place].kind, sets[place].tile, False)
+            yield sets + melds, d.pair
+
+
+def score_win(hand: WinningHand, rules: Rules) -> Score:
+    """The winner's score: the best over every arrangement (R7.4) of points (R8), doubles (R9) and
+    limit hands (R10), capped at the limit (R8.6).
+
+    :raises ScoringError: if the hand is not a winning hand, or its facts are impossible.
+    """
+    counts = _validate(hand)
+    tiles = [TILES[k] for k in range(NUM_PLAYING_KINDS) for _ in range(counts[k])]
+    for m in hand.melds:
+        tiles.extend(m.tiles)
+    hand_points, hand_doubles = _hand_items(counts, hand, rules)
+    best: Score | None = None
+    for sets, pair in _arrangements(counts, hand):
+        items = list(hand_points)
+        shape_points = [item for s in sets if (item := _set_item(s)) is not None]
+        pair_item = None if pair is None else _pair_item(pair, hand.seat_wind, hand.round_wind, rules)
+        if pair_item is not None:
+            shape_points.append(pair_item)
+        items[1:1] = shape_points  # after "going Mah-Jong", before bonus tiles and winning bonuses
+        items += hand_doubles
+        items += _honour_set_doubles(sets, hand.seat_wind, hand.round_wind)
+        if pair is not None:
+            items += _pattern_doubles(sets, pair, tiles)
+            if rules.no_points_double and not shape_points:
+                items.append(Item("R14", "no points from sets and pair", doubles=1))
+        limits = _limit_hands(sets, pair, tiles, counts, hand, rules)
+        points = sum(i.points for i in items)
+        doubles = sum(i.doubles for i in items)
+        if rules.auto_limit and (doubles >= 5 or (points >= 32 and doubles >= 4)):
+            limits.append(("Auto Limit", "R10.6", rules.limit))
+        limit = max(limits, key=lambda x: x[2]) if limits else None
+        score = _finish(items, rules, limit)
+        if best is None or score.value > best.value:
+            best = score
+    assert best is not None  # is_win guarantees at least one arrangement
+    return best
+
+
+# ---------------------------------------------------------------------------- losers' hands
+def score_loser(
+    concealed: Sequence[int],
+    melds: Sequence[Meld],
+    bonus: Sequence[Tile],
+    seat_wind: Tile,
+    round_wind: Tile,
+    rules: Rules,
+) -> Score:
+    """A loser's unfinished hand (R11.2): exposed and declared sets, concealed pungs and at most one
+    pair (the arrangement that scores most), bonus tiles; doubles only for dragon and wind sets,
+    own flower or season and full bouquets; no win points, winning bonuses or limit hands.
+    """
+    counts = list(concealed[:NUM_PLAYING_KINDS])
+    sets = _meld_sets(melds)
+    # Chows score nothing, so the best arrangement takes every concealed pung it can …
+    sets += [_Set(MeldKind.PUNG, TILES[k], True) for k in range(NUM_PLAYING_KINDS) if counts[k] >= 3]
+    items = [item for s in sets if (item := _set_item(s)) is not None]
+    # … and the one pair that scores most among the tiles left in twos.
+    pairs = [
+        p
+        for k in range(NUM_PLAYING_KINDS)
+        if counts[k] == 2
+        if (p := _pair_item(TILES[k], seat_wind, round_wind, rules))
+    ]
+    if pairs:
+        items.append(max(pairs, key=lambda i: i.points))
+    bonus_points, bonus_doubles = _bonus_items(bonus, seat_wind, rules)
+    items += bonus_points
+    items += _honour_set_doubles(sets, seat_wind, round_wind)
+    items += bonus_doubles
+    return _finish(items, rules)

@@ -1,0 +1,134 @@
+"""Reading the JSON documents that ``sparrow score`` and ``sparrow settle`` take, with clear refusals."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from game.hand import counts_of
+from game.melds import Meld, MeldKind
+from game.notation import parse_tiles
+from game.rules import Rules
+from game.rulesets import ruleset
+from game.scoring import WinningHand
+from game.tiles import Tile
+
+__all__ = ["InputError", "read_document", "rules_of", "winning_hand", "loser_hand"]
+
+
+class InputError(ValueError):
+    """The input document is not what the command expects; the message says what is wrong."""
+
+
+def read_document(source: str) -> dict[str, object]:
+    """The JSON object in file ``source`` (``-`` for standard input)."""
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read {source}: {exc.strerror}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{source} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{source} must hold one JSON object")
+    return data
+
+
+def _field(data: Mapping[str, object], name: str, kind: type, default: object = None) -> object:
+    value = data.get(name, default)
+    if value is None and default is None:
+        raise InputError(f"missing field {name!r}")
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise InputError(f"field {name!r} must be {kind.__name__}, not {value!r}")
+    return value
+
+
+def rules_of(data: Mapping[str, object]) -> Rules:
+    """The ruleset named in ``data`` (default classical) with its overrides."""
+    name = _field(data, "ruleset", str, "classical")
+    overrides = _field(data, "overrides", dict, {})
+    assert isinstance(name, str) and isinstance(overrides, dict)
+    try:
+        return ruleset(name, overrides).rules
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _tiles(data: Mapping[str, object], name: str, default: str | None = None) -> list[Tile]:
+    text = _field(data, name, str, default)
+    assert isinstance(text, str)
+    try:
+        return parse_tiles(text)
+    except ValueError as exc:
+        raise InputError(f"{name}: {exc}") from None
+
+
+def _tile(data: Mapping[str, object], name: str) -> Tile:
+    tiles = _tiles(data, name)
+    if len(tiles) != 1:
+        raise InputError(f"{name} must be one tile, not {data[name]!r}")
+    return tiles[0]
+
+
+def _meld(raw: object, index: int) -> Meld:
+    if not isinstance(raw, dict):
+        raise InputError(f"melds[{index}] must be an object like {{'kind': 'pung', 'tiles': 'RRR', 'exposed': true}}")
+    try:
+        kind = MeldKind(raw.get("kind"))
+    except ValueError:
+        raise InputError(f"melds[{index}].kind must be chow, pung or kong, not {raw.get('kind')!r}") from None
+    tiles = tuple(sorted(_tiles(raw, "tiles")))
+    exposed = _field(raw, "exposed", bool, True)
+    size = 4 if kind is MeldKind.KONG else 3
+    same = len(set(tiles)) == 1
+    run = kind is MeldKind.CHOW and tiles[0].is_suit and [t - tiles[0] for t in tiles] == [0, 1, 2]
+    if len(tiles) != size or (kind is MeldKind.CHOW and not run) or (kind is not MeldKind.CHOW and not same):
+        raise InputError(f"melds[{index}]: {raw.get('tiles')!r} is not a {kind.value}")
+    if tiles[0].is_bonus:
+        raise InputError(f"melds[{index}]: bonus tiles are never part of a set")
+    if not exposed and kind is not MeldKind.KONG:
+        raise InputError(f"melds[{index}]: only a kong can be declared concealed")
+    return Meld(kind, tiles, concealed=not exposed)
+
+
+def _common(data: Mapping[str, object]) -> tuple[list[int], tuple[Meld, ...], tuple[Tile, ...], Tile, Tile]:
+    try:
+        concealed = counts_of(_tiles(data, "concealed"))
+    except InputError:
+        raise
+    except ValueError as exc:
+        raise InputError(f"concealed: {exc}") from None
+    raw_melds = _field(data, "melds", list, [])
+    assert isinstance(raw_melds, list)
+    melds = tuple(_meld(m, i) for i, m in enumerate(raw_melds))
+    bonus = tuple(_tiles(data, "bonus", ""))
+    return concealed, melds, bonus, _tile(data, "seat_wind"), _tile(data, "round_wind")
+
+
+def winning_hand(data: Mapping[str, object]) -> WinningHand:
+    """A :class:`WinningHand` from ``sparrow score``'s input document."""
+    concealed, melds, bonus, seat_wind, round_wind = _common(data)
+    win_by = _field(data, "win_by", str)
+    loose_kongs = _field(data, "loose_kongs", int, 0)
+    assert isinstance(win_by, str) and isinstance(loose_kongs, int)
+    return WinningHand(
+        concealed=tuple(concealed),
+        melds=melds,
+        bonus=bonus,
+        winning_tile=_tile(data, "winning_tile"),
+        win_by=win_by,
+        seat_wind=seat_wind,
+        round_wind=round_wind,
+        dealer=bool(_field(data, "dealer", bool, False)),
+        last_tile=bool(_field(data, "last_tile", bool, False)),
+        first_turn=bool(_field(data, "first_turn", bool, False)),
+        loose_kongs=loose_kongs,
+    )
+
+
+def loser_hand(data: Mapping[str, object]) -> tuple[list[int], tuple[Meld, ...], tuple[Tile, ...], Tile, Tile]:
+    """(concealed counts, melds, bonus, seat wind, round wind) of a loser's hand (R11.2)."""
+    return _common(data)
