@@ -117,6 +117,7 @@ class Deal:
         self.sacred: list[set[Tile]] = [set() for _ in range(4)]  # discarded since the last live-wall draw (R6.7)
         self.missed_win: list[bool] = [False] * 4  # passed a win since the last live-wall draw (R6.7)
         self.result: DealResult | None = None
+        self.pao: dict[int, tuple[int, str]] = {}  # seat → (seat whose discard makes it pay alone, "dragons" | "winds")
 
     # ----------------------------------------------------------------- deal
     @classmethod
@@ -132,7 +133,8 @@ class Deal:
                 deal.hands[seat][wall.draw()] += 1
         fourteenth = wall.draw()
         deal.hands[dealer][fourteenth] += 1
-        deal.drawn, deal.draw_source = fourteenth, "deal"
+        deal.drawn = None if fourteenth.is_bonus else fourteenth
+        deal.draw_source = "deal"
         for seat in order:
             events.append({"type": "dealt", "seat": seat, "tiles": format_tiles(deal._tiles_of(seat), sort=False)})
         for seat in order:
@@ -148,9 +150,9 @@ class Deal:
                             return deal, events
                         loose = wall.draw_loose()
                         hand[loose] += 1
+                        if seat == dealer and deal.drawn is None and not loose.is_bonus:
+                            deal.drawn = loose  # the dealer's 14th was a bonus tile: this replaces it
                         events.append({"type": "draw", "seat": seat, "tile": loose.code, "source": "loose"})
-        if fourteenth.is_bonus:  # it went to the table; its replacement is a loose tile
-            deal.drawn = None
         events.append({"type": "turn", "seat": dealer})
         return deal, events
 
@@ -426,6 +428,8 @@ class Deal:
             hand[tile] -= size - 1
             kind = MeldKind.KONG if size == 4 else MeldKind.PUNG
             self.melds[seat].append(Meld(kind, (tile,) * size, claimed=tile, source=window.source))
+        if action.type is not ActionType.CHOW:
+            self._note_pao(seat, tile, window.source, claimed=True)
         events.append(
             {"type": "claim", "seat": seat, "action": action.to_json(), "tile": tile.code, "from": window.source}
         )
@@ -435,6 +439,20 @@ class Deal:
             self._draw(seat, "loose", events)
             return
         self._start_turn(seat, None, None, events)
+
+    def _note_pao(self, seat: int, tile: Tile, discarder: int, *, claimed: bool) -> None:
+        """R11.3: a discard that completes the third dragon set (the other two already on the table)
+        or the fourth wind set (the other three on the table) makes its discarder liable.
+        """
+        if not (tile.is_dragon or tile.is_wind):
+            return
+        if not claimed and self.hands[seat][tile] != 3:  # a winning discard completes a pung only this way
+            return
+        group = "dragons" if tile.is_dragon else "winds"
+        others = {m.tiles[0] for m in self.melds[seat] if m.kind is not MeldKind.CHOW and m.tiles[0] != tile}
+        on_table = sum(1 for t in others if (t.is_dragon if group == "dragons" else t.is_wind))
+        if on_table == (2 if group == "dragons" else 3):
+            self.pao[seat] = (discarder, group)
 
     # ------------------------------------------------------------ endings
     def _self_drawn_win(self, seat: int, events: list[Event]) -> None:
@@ -458,6 +476,7 @@ class Deal:
         self._finish(events)
 
     def _end_with_win(self, seat: int, tile: Tile, win_by: str, discarder: int, events: list[Event]) -> None:
+        self._note_pao(seat, tile, discarder, claimed=False)
         first = (
             win_by == "discard"
             and len(self.discards) == 1
@@ -633,4 +652,5 @@ class Deal:
             "sacred": [sorted(t.code for t in s) for s in self.sacred],
             "missed_win": list(self.missed_win),
             "result": None if self.result is None else self.result.to_json(),
+            "pao": {str(s): list(v) for s, v in sorted(self.pao.items())},
         }

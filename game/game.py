@@ -15,6 +15,7 @@ from enum import StrEnum
 from game.actions import Action, ActionType
 from game.deal import Deal, DealResult, Event, Termination
 from game.errors import IllegalActionError, InvalidActionError, Reason, RulesError
+from game.reckoning import Reckoning, reckon
 from game.rules import Rules
 from game.tiles import WINDS, Tile
 from game.wall import Wall, deal_seed
@@ -61,6 +62,7 @@ class Game:
         self.phase = GamePhase.DEAL
         self.ready: set[int] = set()
         self.results: list[DealResult] = []
+        self.reckoning: Reckoning | None = None  # the last finished deal's scores and payments
         self.log: list[tuple[int, dict[str, object]]] = []
         self.deal, self.opening_events = self._new_deal()
 
@@ -145,7 +147,7 @@ class Game:
             raise IllegalActionError(Reason.NOT_ALLOWED, "a deal is in progress; 'ready' is for between deals")
         events = self.deal.apply(seat, action)
         if self.deal.over:
-            events.extend(self._after_deal())
+            self._after_deal(events)
         return events
 
     def _new_deal(self) -> tuple[Deal, list[Event]]:
@@ -163,17 +165,23 @@ class Game:
         }
         events.insert(0, start)
         if deal.over:  # a wash-out while dealing (R3.2)
-            events.extend(self._after_deal(deal))
+            self._after_deal(events, deal)
         return deal, events
 
-    def _after_deal(self, deal: Deal | None = None) -> list[Event]:
-        """Dealer rotation and round/game end after a deal (R2.3, R2.4)."""
+    def _after_deal(self, events: list[Event], deal: Deal | None = None) -> None:
+        """Score and settle the deal that just ended (its ``deal_end`` event gains the scores and
+        payments), then rotate the dealer and end the round or the game (R2.3, R2.4).
+        """
         deal = deal or self.deal
         result = deal.result
         assert result is not None
         self.results.append(result)
         self.deal_number += 1
-        events: list[Event] = []
+        self.reckoning = reckon(deal)
+        for seat, change in enumerate(self.reckoning.settlement.changes):
+            self.scores[seat] += change
+        end = next(e for e in reversed(events) if e["type"] == "deal_end")
+        end.update(self.reckoning.to_json(), totals=list(self.scores))  # R12.3: shown to every seat
         if result.termination is Termination.WASH_OUT:
             passes = not self.rules.dealer_keeps_on_washout
         else:
@@ -188,7 +196,7 @@ class Game:
                 if self.round + 1 >= self.rounds:
                     self.phase = GamePhase.OVER
                     events.append({"type": "game_end", "scores": list(self.scores)})
-                    return events
+                    return
                 self.round += 1
         self.phase = GamePhase.BETWEEN
         return events
@@ -207,6 +215,7 @@ class Game:
             "phase": self.phase.value,
             "ready": sorted(self.ready),
             "results": [r.to_json() for r in self.results],
+            "reckoning": None if self.reckoning is None else self.reckoning.to_json(),
             "deal": self.deal.full_state(),
         }
 

@@ -35,7 +35,7 @@ def view(game: Game, seat: int | None) -> dict[str, object]:
         "wall": {"live": deal.wall.live_count, "dead": deal.wall.dead_count},
         "discards": [d.to_json() for d in deal.discards],
         "turn": _turn_view(deal, seat),
-        "result": None if deal.result is None else deal.result.to_json(),
+        "result": _result_view(game),
         "legal_actions": [] if seat is None else [a.to_json() for a in game.legal_actions(seat)],
         "ready": sorted(game.ready),
     }
@@ -73,3 +73,14 @@ def _turn_view(deal: Deal, seat: int | None) -> dict[str, object] | None:
     if seat is not None and seat in window.answers:
         turn["answer"] = window.answers[seat].to_json()
     return turn
+
+
+def _result_view(game: Game) -> dict[str, object] | None:
+    """How the deal ended, with every seat's score and the payments (R12.3: public once it is over)."""
+    result = game.deal.result
+    if result is None:
+        return None
+    out = result.to_json()
+    if game.reckoning is not None:
+        out.update(game.reckoning.to_json())
+    return out

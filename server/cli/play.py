@@ -56,6 +56,18 @@ def narrate(game: Game, e: Event) -> str | None:
                 "robbed_kong": f"robbing seat {e['discarder']}'s kong",
             }[str(e["win_by"])]
             lines.append(f"{_who(game, e['winner'])} wins with {e['tile']}, {how}")
+        scores = e.get("scores")
+        if isinstance(scores, list) and e["winner"] is not None:
+            won = scores[e["winner"]]
+            lines.append(f"  score: {won['arithmetic']}")
+            for item in won["items"]:
+                amount = (
+                    f"{item['doubles']} double(s)" if "doubles" in item else f"{item.get('points', item.get('limit'))}"
+                )
+                lines.append(f"    {item['rule']:<6} {item['text']}: {amount}")
+        changes = e.get("changes")
+        if isinstance(changes, list):
+            lines.append("  payments: " + ", ".join(f"seat {s} {c:+d}" for s, c in enumerate(changes)))
         hands = e["hands"]
         assert isinstance(hands, list)
         for seat, hand in enumerate(hands):

@@ -1,0 +1,76 @@
+"""The reckoning of a finished deal: every seat's hand scored and the payments settled (R8–R11)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from game.deal import Deal, Termination
+from game.scoring import Score, WinningHand, score_loser, score_win
+from game.settlement import Settlement, settle
+
+__all__ = ["Reckoning", "reckon"]
+
+_PAO_LIMITS = {"dragons": "Big Three Dragons", "winds": "Big Four Winds"}
+
+
+@dataclass(frozen=True, slots=True)
+class Reckoning:
+    """Each seat's score (None for everyone after a wash-out) and the settlement."""
+
+    scores: tuple[Score | None, ...]
+    settlement: Settlement
+    pao: int | None
+
+    def to_json(self) -> dict[str, object]:
+        """Plain JSON: scores by seat, changes and payments."""
+        return {
+            "scores": [None if s is None else s.to_json() for s in self.scores],
+            "pao": self.pao,
+            **self.settlement.to_json(),
+        }
+
+
+def reckon(deal: Deal) -> Reckoning:
+    """Score and settle a finished deal.
+
+    :raises ValueError: if the deal is not over.
+    """
+    result = deal.result
+    if result is None:
+        raise ValueError("the deal is not over")
+    rules = deal.rules
+    if result.termination is Termination.WASH_OUT or result.winner is None:
+        return Reckoning((None, None, None, None), settle(rules, None, deal.dealer, None, [0, 0, 0, 0]), None)
+    winner = result.winner
+    assert result.tile is not None and result.win_by is not None
+    scores: list[Score] = []
+    for seat in range(4):
+        if seat == winner:
+            hand = WinningHand(
+                concealed=tuple(deal.hands[seat]),
+                melds=tuple(deal.melds[seat]),
+                bonus=tuple(deal.bonus[seat]),
+                winning_tile=result.tile,
+                win_by=result.win_by,
+                seat_wind=deal.seat_wind(seat),
+                round_wind=deal.round_wind,
+                dealer=seat == deal.dealer,
+                last_tile=result.last_tile,
+                first_turn=result.first_turn,
+                loose_kongs=result.loose_kongs,
+            )
+            scores.append(score_win(hand, rules))
+        else:
+            scores.append(
+                score_loser(
+                    deal.hands[seat], deal.melds[seat], deal.bonus[seat], deal.seat_wind(seat), deal.round_wind, rules
+                )
+            )
+    pao = None
+    if rules.pao and winner in deal.pao:
+        payer, group = deal.pao[winner]
+        if scores[winner].limit_hand == _PAO_LIMITS[group]:
+            pao = payer  # R11.3: only when the hand really is Big Three Dragons / Big Four Winds
+    values = [s.value for s in scores]
+    settlement = settle(rules, winner, deal.dealer, result.discarder, values, pao)
+    return Reckoning(tuple(scores), settlement, pao)
