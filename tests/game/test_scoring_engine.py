@@ -192,3 +192,33 @@ def test_a_wash_out_pays_nothing() -> None:
     assert end["termination"] == "wash_out"
     assert end["changes"] == [0, 0, 0, 0] and end["payments"] == [] and end["scores"] == [None] * 4
     assert game.scores == [2000] * 4
+
+
+def _big_three_dragons(rules: Rules) -> list[Event]:
+    """South pungs R (from East), G and P (both from West), then wins on West's 5b: West is pao (R11.3)."""
+    south = "RR GG PP 123b 45b 9c 1d"
+    game = stacked_game(["147b 147c 147d ESNW", south, WEST_INERT, NORTH_INERT], draws="R G P 5b", rules=rules)
+    act(game, 0, "discard R")
+    act(game, 1, "pung")
+    act(game, 1, "discard 9c")
+    act(game, 2, "discard G")
+    act(game, 1, "pung")
+    act(game, 1, "discard 1d")
+    act(game, 2, "discard P")
+    act(game, 1, "pung")
+    act(game, 1, "discard 1b")
+    act(game, 2, "discard 5b")
+    return act(game, 1, "win")
+
+
+def test_r11_3_pao_the_discarder_of_the_third_dragon_pays_alone() -> None:
+    end = deal_end(_big_three_dragons(Rules()))
+    assert winner_score(end)["limit_hand"] == "Big Three Dragons"
+    assert end["pao"] == 2
+    assert end["changes"] == [0, 2000, -2000, 0]  # 1000 for East + 500 + 500, all from West
+
+
+def test_r11_3_without_pao_everyone_pays() -> None:
+    end = deal_end(_big_three_dragons(Rules(pao=False)))
+    assert end["pao"] is None
+    assert end["changes"] == [-1000, 2000, -500, -500]
