@@ -43,17 +43,16 @@ def view(game: Game, seat: int | None) -> dict[str, object]:
 
 
 def _seat_view(game: Game, deal: Deal, s: int, *, show: bool) -> dict[str, object]:
-    concealed = deal.concealed(s)
     item: dict[str, object] = {
         "seat": s,
         "wind": deal.seat_wind(s).code,
         "score": game.scores[s],
-        "tiles": len(concealed),
+        "tiles": sum(deal.hands[s]),
         "melds": [m.to_json() for m in deal.melds[s]],
         "bonus": [t.code for t in deal.bonus[s]],
     }
     if show:
-        item["concealed"] = format_tiles(concealed)
+        item["concealed"] = format_tiles(deal.concealed(s))
     return item
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 
@@ -13,7 +12,9 @@ _TILE_FIELDS = {"concealed", "tiles", "tile", "drawn", "claimed", "bonus"}
 
 
 def _tile_texts(node: object, found: list[str], key: str = "") -> list[str]:
-    """Every tile text a view holds, wherever it sits (so a new leaky field is caught too)."""
+    """Every tile text a view holds, wherever it sits (so a new leaky field is caught too), and
+    ``"<str>"`` markers for every other string (checked for the seed).
+    """
     if isinstance(node, dict):
         for k, v in node.items():
             if k not in ("legal_actions", "answer", "discards"):  # own choices; discards are checked whole
@@ -21,8 +22,8 @@ def _tile_texts(node: object, found: list[str], key: str = "") -> list[str]:
     elif isinstance(node, list):
         for v in node:
             _tile_texts(v, found, key)
-    elif isinstance(node, str) and key in _TILE_FIELDS:
-        found.append(node)
+    elif isinstance(node, str):
+        found.append(node if key in _TILE_FIELDS else "<str>" + node)
     return found
 
 
@@ -51,12 +52,13 @@ def _check(game: Game, seed: str) -> None:
     public_discards = [d.to_json() for d in game.deal.discards]
     for seat in (0, 1, 2, 3, None):
         v = view(game, seat)
-        assert seed not in json.dumps(v), "the seed left the server"
+        texts = _tile_texts(v, [])
+        assert not any(seed in t for t in texts), "the seed left the server"
         for other in range(4):
             if other != seat:
                 assert "concealed" not in v["seats"][other], f"seat {seat} sees seat {other}'s concealed tiles"
         assert v["discards"] == public_discards
-        shown = Counter(parse_tiles(" ".join(_tile_texts(v, []))))
+        shown = Counter(parse_tiles(" ".join(t for t in texts if not t.startswith("<str>"))))
         assert shown == _entitled(game, seat), f"seat {seat} is shown {sorted(shown - _entitled(game, seat))} extra"
 
 
