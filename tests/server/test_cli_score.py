@@ -1,0 +1,99 @@
+"""``sparrow score`` / ``sparrow settle``: readable output and clear refusals of bad documents."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from server.cli import main
+
+HAND = {
+    "concealed": "123b 456c 789d 55d WWW",
+    "melds": [],
+    "bonus": "",
+    "winning_tile": "W",
+    "win_by": "wall",
+    "seat_wind": "S",
+    "round_wind": "E",
+    "dealer": False,
+}
+
+
+def _run(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str, doc: object, *flags: str
+) -> tuple[int, str, str]:
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc) if not isinstance(doc, str) else doc, encoding="utf-8")
+    status = main([command, str(path), *flags])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_score_prints_a_readable_table(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    status, out, _ = _run(capsys, tmp_path, "score", HAND)
+    assert status == 0
+    assert "concealed pung of West winds" in out and "R8.2" in out
+    assert "value: 30 × 2¹ = 60" in out
+
+
+def test_score_reads_standard_input(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(HAND)))
+    assert main(["score", "-", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["value"] == 60
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"concealed": "123b 456c 789d 55d WW 9c"}, "not a winning hand"),
+        ({"winning_tile": "E"}, "winning tile E must be among the concealed tiles"),
+        ({"win_by": "magic"}, "win_by must be"),
+        ({"ruleset": "riichi"}, "unknown ruleset 'riichi'"),
+        ({"overrides": {"limit": 750}}, "option 'limit' takes one of 500, 1000, 2000"),
+        ({"melds": [{"kind": "pung", "tiles": "RRG", "exposed": True}]}, "is not a pung"),
+        ({"melds": [{"kind": "chow", "tiles": "123b", "exposed": False}]}, "only a kong can be declared concealed"),
+        ({"concealed": "123b 456c 789d 55d WWW 5x"}, "bad character 'x'"),
+        ({"concealed": "1111b 456c 789d 55d W", "melds": [{"kind": "pung", "tiles": "111b"}]}, "holds 7 of 1b"),
+        ({"seat_wind": "SS"}, "seat_wind must be one tile"),
+    ],
+)
+def test_score_refuses_a_bad_hand_saying_why(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, change: dict[str, object], message: str
+) -> None:
+    status, out, err = _run(capsys, tmp_path, "score", {**HAND, **change}, "--json")
+    assert status == 2 and out == ""
+    assert message in err
+
+
+def test_score_refuses_what_is_not_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    status, _, err = _run(capsys, tmp_path, "score", "{not json", "--json")
+    assert status == 2 and "is not JSON" in err
+    assert main(["score", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_settle_prints_payments(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    doc = {"winner": 0, "dealer": 0, "discarder": None, "values": [30, 0, 0, 0], "overrides": {"losers_settle": False}}
+    status, out, _ = _run(capsys, tmp_path, "settle", doc)
+    assert status == 0
+    assert "seat 1 pays seat 0    60" in out and "seat 0: +180" in out
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        ({"winner": 1, "dealer": 0, "values": [0, 30, 0]}, "four whole numbers"),
+        ({"winner": 1, "dealer": 0, "discarder": 1, "values": [0, 30, 0, 0]}, "cannot be the discarder"),
+        ({"winner": 5, "dealer": 0, "values": [0, 30, 0, 0]}, "seats are 0–3"),
+        ({"winner": 1, "dealer": None, "values": [0, 30, 0, 0]}, "dealer must be a seat"),
+        ({"winner": "1", "dealer": 0, "values": [0, 30, 0, 0]}, "winner must be a seat"),
+    ],
+)
+def test_settle_refuses_bad_documents(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, doc: dict[str, object], message: str
+) -> None:
+    status, _, err = _run(capsys, tmp_path, "settle", doc, "--json")
+    assert status == 2 and message in err
