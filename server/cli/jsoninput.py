@@ -57,11 +57,11 @@ def rules_of(data: Mapping[str, object]) -> Rules:
         raise InputError(str(exc)) from None
 
 
-def _tiles(data: Mapping[str, object], name: str, default: str | None = None) -> list[Tile]:
+def _tiles(data: Mapping[str, object], name: str, default: str | None = None, *, flowers: bool = True) -> list[Tile]:
     text = _field(data, name, str, default)
     assert isinstance(text, str)
     try:
-        return parse_tiles(text)
+        return parse_tiles(text, flowers=flowers)
     except ValueError as exc:
         raise InputError(f"{name}: {exc}") from None
 
@@ -94,7 +94,9 @@ def _meld(raw: object, index: int) -> Meld:
     return Meld(kind, tiles, concealed=not exposed)
 
 
-def _common(data: Mapping[str, object]) -> tuple[list[int], tuple[Meld, ...], tuple[Tile, ...], Tile, Tile]:
+def _common(
+    data: Mapping[str, object], rules: Rules
+) -> tuple[list[int], tuple[Meld, ...], tuple[Tile, ...], Tile, Tile]:
     try:
         concealed = counts_of(_tiles(data, "concealed"))
     except InputError:
@@ -104,13 +106,13 @@ def _common(data: Mapping[str, object]) -> tuple[list[int], tuple[Meld, ...], tu
     raw_melds = _field(data, "melds", list, [])
     assert isinstance(raw_melds, list)
     melds = tuple(_meld(m, i) for i, m in enumerate(raw_melds))
-    bonus = tuple(_tiles(data, "bonus", ""))
+    bonus = tuple(_tiles(data, "bonus", "", flowers=rules.flowers))  # R1.3: refused when flowers are off
     return concealed, melds, bonus, _tile(data, "seat_wind"), _tile(data, "round_wind")
 
 
-def winning_hand(data: Mapping[str, object]) -> WinningHand:
+def winning_hand(data: Mapping[str, object], rules: Rules) -> WinningHand:
     """A :class:`WinningHand` from ``sparrow score``'s input document."""
-    concealed, melds, bonus, seat_wind, round_wind = _common(data)
+    concealed, melds, bonus, seat_wind, round_wind = _common(data, rules)
     win_by = _field(data, "win_by", str)
     loose_kongs = _field(data, "loose_kongs", int, 0)
     assert isinstance(win_by, str) and isinstance(loose_kongs, int)
@@ -129,6 +131,8 @@ def winning_hand(data: Mapping[str, object]) -> WinningHand:
     )
 
 
-def loser_hand(data: Mapping[str, object]) -> tuple[list[int], tuple[Meld, ...], tuple[Tile, ...], Tile, Tile]:
+def loser_hand(
+    data: Mapping[str, object], rules: Rules
+) -> tuple[list[int], tuple[Meld, ...], tuple[Tile, ...], Tile, Tile]:
     """(concealed counts, melds, bonus, seat wind, round wind) of a loser's hand (R11.2)."""
-    return _common(data)
+    return _common(data, rules)

@@ -69,9 +69,9 @@ def run_score(args: argparse.Namespace) -> int:
         data = read_document(args.source)
         rules = rules_of(data)
         if data.get("loser") is True:
-            score = score_loser(*loser_hand(data), rules=rules)
+            score = score_loser(*loser_hand(data, rules), rules=rules)
         else:
-            score = score_win(winning_hand(data), rules)
+            score = score_win(winning_hand(data, rules), rules)
     except (InputError, ScoringError) as exc:
         return _refuse("score", str(exc))
     if args.json:
