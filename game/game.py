@@ -199,7 +199,6 @@ class Game:
                     return
                 self.round += 1
         self.phase = GamePhase.BETWEEN
-        return events
 
     # ------------------------------------------------------------ records
     def full_state(self) -> dict[str, object]:

@@ -36,26 +36,33 @@ input (one JSON object):
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``score`` and ``settle`` sub-commands."""
-    p = sub.add_parser(
-        "score",
-        help="score one hand and explain it (R8–R10)",
-        description="Score one hand given as JSON, item by item, with the rule behind each line.",
-        epilog=_SCORE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    commands = (
+        (
+            "score",
+            "score one hand and explain it (R8–R10)",
+            "Score one hand given as JSON, item by item, with the rule behind each line.",
+            _SCORE_EPILOG,
+            run_score,
+        ),
+        (
+            "settle",
+            "the payments of one deal (R11, R14)",
+            "Settle one deal: the four score changes (they sum to zero) and the payments.",
+            _SETTLE_EPILOG,
+            run_settle,
+        ),
     )
-    p.add_argument("source", metavar="FILE", help='a JSON file, or "-" for standard input')
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run_score)
-    s = sub.add_parser(
-        "settle",
-        help="the payments of one deal (R11, R14)",
-        description="Settle one deal: the four score changes (they sum to zero) and the payments.",
-        epilog=_SETTLE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    s.add_argument("source", metavar="FILE", help='a JSON file, or "-" for standard input')
-    s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.set_defaults(func=run_settle)
+    for name, summary, description, epilog, func in commands:
+        p = sub.add_parser(
+            name,
+            help=summary,
+            description=description,
+            epilog=epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        p.add_argument("source", metavar="FILE", help='a JSON file, or "-" for standard input')
+        p.add_argument("--json", action="store_true", help="print one JSON object")
+        p.set_defaults(func=func)
 
 
 def _refuse(command: str, message: str) -> int:
