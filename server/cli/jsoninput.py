@@ -77,7 +77,7 @@ def _meld(raw: object, index: int) -> Meld:
     if not isinstance(raw, dict):
         raise InputError(f"melds[{index}] must be an object like {{'kind': 'pung', 'tiles': 'RRR', 'exposed': true}}")
     try:
-        kind = MeldKind(raw.get("kind"))
+        kind = MeldKind(str(raw.get("kind")))
     except ValueError:
         raise InputError(f"melds[{index}].kind must be chow, pung or kong, not {raw.get('kind')!r}") from None
     tiles = tuple(sorted(_tiles(raw, "tiles")))

@@ -57,8 +57,9 @@ def narrate(game: Game, e: Event) -> str | None:
             }[str(e["win_by"])]
             lines.append(f"{_who(game, e['winner'])} wins with {e['tile']}, {how}")
         scores = e.get("scores")
-        if isinstance(scores, list) and e["winner"] is not None:
-            won = scores[e["winner"]]
+        winner = e["winner"]
+        if isinstance(scores, list) and isinstance(winner, int):
+            won = scores[winner]
             lines.append(f"  score: {won['arithmetic']}")
             for item in won["items"]:
                 amount = (
