@@ -21,13 +21,12 @@ class Wall:
     dead wall, which is never replenished (R3.2). Tiles leave only through :meth:`draw` and :meth:`draw_loose`.
     """
 
-    __slots__ = ("_live", "_dead", "_next_live", "_next_dead")
+    __slots__ = ("_live", "_dead")
 
     def __init__(self, live: Sequence[Tile], dead: Sequence[Tile]) -> None:
-        self._live: tuple[Tile, ...] = tuple(live)
-        self._dead: tuple[Tile, ...] = tuple(dead)
-        self._next_live = 0
-        self._next_dead = 0
+        # Kept reversed, so the next tile of each wall is the last item: a draw is a pop.
+        self._live: list[Tile] = list(reversed(live))
+        self._dead: list[Tile] = list(reversed(dead))
 
     @classmethod
     def shuffled(cls, seed: int | str, rules: Rules) -> Wall:
@@ -46,35 +45,33 @@ class Wall:
     @property
     def live_count(self) -> int:
         """Tiles left in the live wall."""
-        return len(self._live) - self._next_live
+        return len(self._live)
 
     @property
     def dead_count(self) -> int:
         """Tiles left in the dead wall."""
-        return len(self._dead) - self._next_dead
+        return len(self._dead)
 
     def draw(self) -> Tile:
         """Take the next tile of the live wall.
 
         :raises IndexError: if the live wall is empty (the caller ends the deal first, R3.3).
         """
-        if self._next_live >= len(self._live):
-            raise IndexError("the live wall is empty")
-        tile = self._live[self._next_live]
-        self._next_live += 1
-        return tile
+        return _take(self._live, "the live wall is empty")
 
     def draw_loose(self) -> Tile:
         """Take the next loose tile from the dead wall.
 
         :raises IndexError: if the dead wall is empty (the caller ends the deal first, R3.2).
         """
-        if self._next_dead >= len(self._dead):
-            raise IndexError("the dead wall is empty")
-        tile = self._dead[self._next_dead]
-        self._next_dead += 1
-        return tile
+        return _take(self._dead, "the dead wall is empty")
 
     def remaining(self) -> tuple[tuple[Tile, ...], tuple[Tile, ...]]:
         """The tiles still in the live and dead walls, in order. Secret: never for players (R12.2)."""
-        return self._live[self._next_live :], self._dead[self._next_dead :]
+        return tuple(reversed(self._live)), tuple(reversed(self._dead))
+
+
+def _take(tiles: list[Tile], empty: str) -> Tile:
+    if not tiles:
+        raise IndexError(empty)
+    return tiles.pop()
