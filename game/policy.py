@@ -1,16 +1,45 @@
-"""A simple built-in playing policy, better than random: it always wins when it can, discards the
-tile that leaves its hand closest to ready (shanten), and claims a set only when that brings the
-hand closer to ready. Deterministic: the same state always gets the same choice.
+"""The built-in playing policy: a shanten-greedy player with a sense of value and of danger.
+
+- It always declares a win when it can (R7.3), on its own draw, a discard or a robbed kong.
+- Otherwise it discards the tile that leaves its hand closest to ready (shanten), breaking ties by
+  how well each tile connects with the rest of the hand; pairs of dragons and of its own or the
+  prevailing wind are kept longest, since their pung is a double (R9).
+- It claims a chow, pung or kong only when that brings the hand closer to ready, except that a
+  pung of a dragon or of its seat or the prevailing wind (a double, R9) is claimed at equal shanten,
+  and so is a kong once its hand is open anyway (R7.6). It declares a kong in its own turn when that
+  costs no shanten.
+- Sometimes it plays for a flush (R9: one suit, with or without honours): when one suit plus honours
+  dominates its hand, a draw derived from the game's seed, the deal number and the seat decides
+  whether it commits; committed, it throws tiles of the other suits first (at a cost of at most one
+  step of shanten) and claims none of them.
+- When an opponent's melds clearly show a big hand (two or more sets of one suit and none of
+  another, with no tile of that suit thrown since it began claiming; two dragon sets; two or more
+  wind sets; only honour sets), it prefers discards that cannot feed it (tiles of other suits, tiles
+  already discarded) at a cost of at most one step of shanten, and it never throws the tile that could
+  complete a third dragon or fourth wind set (pao, R11.3) while it has any other discard.
+
+It sees only what :func:`game.view.view` shows its seat (see :mod:`game.bot_table`); the seed,
+secret from players (R12.2), only feeds a one-way hash for the flush draw. It is deterministic: the
+same state always gets the same choice.
 """
 
 from __future__ import annotations
 
-from game.actions import Action, ActionType
-from game.game import Game, GamePhase
-from game.hand import shanten
-from game.tiles import Tile
+import functools
+import hashlib
+from collections.abc import Sequence
 
-__all__ = ["choose"]
+from game.actions import Action, ActionType
+from game.bot_table import TableReading, read_table
+from game.game import Game, GamePhase
+from game.hand import standard_shanten
+from game.tiles import MAJORS
+
+__all__ = ["choose", "flush_suit"]
+
+_MAJOR_KINDS = tuple(int(t) for t in MAJORS)
+# Chance of committing to a flush by how many tiles of other suits would be left after the next discard.
+_FLUSH_CHANCE = (1.0, 1.0, 0.6, 0.3)
 
 
 def choose(game: Game, seat: int) -> Action:
@@ -28,45 +57,124 @@ def choose(game: Game, seat: int) -> Action:
         return by_type[ActionType.WIN][0]
     if game.phase is not GamePhase.DEAL:
         return actions[0]
-    hand = game.deal.hands[seat]
+    table = read_table(game, seat)
+    hand = list(table.hand)  # a copy: choosing never changes the game
+    suit = _flush_suit(game, seat, hand)
     if ActionType.PASS in by_type:
-        tile = game.deal.window.tile if game.deal.window is not None else None
-        assert tile is not None
-        return _best_claim(hand, tile, by_type)
+        window = game.deal.window
+        assert window is not None
+        return _best_claim(hand, window.tile, by_type, table, suit)
     kongs = by_type.get(ActionType.KONG, [])
     if kongs:
-        before = shanten(hand)
+        before = _shanten(hand)
         for kong in kongs:
             assert kong.tile is not None
             if hand[kong.tile] != 4:
                 return kong  # an added kong costs nothing
-            after = list(hand)
-            after[kong.tile] = 0
-            if shanten(after) <= before:
+            if suit is not None and kong.tile < 27 and kong.tile // 9 != suit:
+                continue  # a set of another suit on the table would end the flush
+            hand[kong.tile] = 0
+            after = _shanten(hand)
+            hand[kong.tile] = 4
+            if after <= before:
                 return kong
-    return _best_discard(hand, by_type[ActionType.DISCARD])
+    return _best_discard(hand, by_type[ActionType.DISCARD], table, suit)
 
 
-def _best_discard(hand: list[int], discards: list[Action]) -> Action:
-    best: tuple[int, int, int] | None = None
-    choice = discards[0]
+def flush_suit(game: Game, seat: int) -> int | None:
+    """The suit (0 bamboo, 1 characters, 2 dots) the policy is steering ``seat``'s hand into for a
+    flush (R9), or None when it is not playing for one now.
+    """
+    if game.phase is not GamePhase.DEAL:
+        return None
+    return _flush_suit(game, seat, list(game.deal.hands[seat][:34]))
+
+
+def _flush_suit(game: Game, seat: int, hand: list[int]) -> int | None:
+    per_suit = [sum(hand[9 * s : 9 * s + 9]) for s in range(3)]
+    meld_suits = {m.tile // 9 for m in game.deal.melds[seat] if m.tile < 27}
+    if len(meld_suits) > 1:
+        return None  # sets of two suits are on the table already
+    if meld_suits:
+        suit = meld_suits.pop()
+    else:
+        suit = max(range(3), key=lambda s: (per_suit[s], -s))
+    stray = sum(per_suit) - per_suit[suit]
+    if stray and sum(hand) % 3 == 2:
+        stray -= 1  # in its turn: one of them goes now
+    if stray >= len(_FLUSH_CHANCE):
+        return None
+    chance = _FLUSH_CHANCE[stray]
+    if chance < 1.0 and _draw(str(game.seed), game.deal_number, seat) >= chance:
+        return None
+    return suit
+
+
+@functools.lru_cache(maxsize=256)
+def _draw(seed: str, deal_number: int, seat: int) -> float:
+    """A number in [0, 1) fixed for the seat for the whole deal, so a flush once chosen stays chosen.
+
+    It hashes the seed (never read for anything else) with the deal and seat: nothing in it says
+    anything about the wall or the other hands.
+    """
+    digest = hashlib.sha256(f"sparrow-policy/flush/{seed}/{deal_number}/{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def _shanten(hand: list[int]) -> int:
+    """:func:`game.hand.shanten` for a checked hand, without its checks (they cost more than the lookup)."""
+    best = standard_shanten(hand)
+    if best > 0 and sum(hand) >= 13:  # Thirteen Orphans (R10.3): only a hand without sets on the table
+        distinct = paired = 0
+        for k in _MAJOR_KINDS:
+            n = hand[k]
+            if n:
+                distinct += 1
+                if n >= 2:
+                    paired = 1
+        return min(best, 13 - distinct - paired)
+    return best
+
+
+def _best_discard(hand: list[int], discards: Sequence[Action], table: TableReading, suit: int | None) -> Action:
+    options: list[tuple[Action, int, int]] = []
     for action in discards:
-        tile = action.tile
-        assert tile is not None
-        hand[tile] -= 1
-        value = shanten(hand)
-        hand[tile] += 1
-        key = (value, _usefulness(hand, tile), -int(tile))
+        assert action.tile is not None
+        kind = int(action.tile)
+        hand[kind] -= 1
+        options.append((action, kind, _shanten(hand)))
+        hand[kind] += 1
+    # Never the tile that could complete an opponent's third dragon or fourth wind set (R11.3) if
+    # anything else can go.
+    allowed = [o for o in options if o[1] not in table.forbidden] or options
+    low = min(value for _, _, value in allowed)
+    danger = table.danger
+    # Safety against a shown big hand, or a committed flush, is worth one step of shanten.
+    slack = 1 if danger is not None or (suit is not None and low >= 1) else 0
+    best: tuple[int, int, int, int, int] | None = None
+    choice = allowed[0][0]
+    for action, tile, value in allowed:
+        if value > low + slack:
+            continue
+        key = (
+            0 if danger is None else danger[tile],
+            0 if suit is not None and tile < 27 and tile // 9 != suit else 1,
+            value,
+            _usefulness(hand, tile, table),
+            -tile,
+        )
         if best is None or key < best:
             best, choice = key, action
     return choice
 
 
-def _usefulness(hand: list[int], tile: Tile) -> int:
+def _usefulness(hand: list[int], tile: int, table: TableReading) -> int:
     """How much a tile connects with the rest of the hand (lower = better to throw)."""
     own = hand[tile] - 1
     if tile >= 27:
-        return 3 * own
+        if 4 - table.visible[tile] < 2 - own:
+            return 3 * own - 1  # too few copies left unseen to make a pung of it
+        return 3 * own + (2 if tile in table.valuable else 0)  # a valuable pair or single is kept longer
     rank = tile % 9
     near = 0
     for d in (-2, -1, 1, 2):
@@ -77,11 +185,19 @@ def _usefulness(hand: list[int], tile: Tile) -> int:
     return 3 * own + near * 2 - edge
 
 
-def _best_claim(hand: list[int], tile: Tile, by_type: dict[ActionType, list[Action]]) -> Action:
-    """Claim a set only when the hand gets closer to ready than by passing."""
-    current = shanten(hand)
-    best_gain, choice = 0, by_type[ActionType.PASS][0]
-    for kind in (ActionType.KONG, ActionType.PUNG, ActionType.CHOW):
+def _best_claim(
+    hand: list[int], tile: int, by_type: dict[ActionType, list[Action]], table: TableReading, suit: int | None
+) -> Action:
+    """Claim a set only when the hand gets closer to ready than by passing, or when it is a pung of a
+    valuable honour (a double, R9) at no cost; never a set of another suit while playing for a flush.
+    """
+    choice = by_type[ActionType.PASS][0]
+    if suit is not None and tile < 27 and tile // 9 != suit:
+        return choice
+    current = _shanten(hand)
+    valuable = tile in table.valuable
+    best: tuple[int, int] | None = None
+    for rank, kind in enumerate((ActionType.CHOW, ActionType.PUNG, ActionType.KONG)):
         for action in by_type.get(kind, []):
             after = list(hand)
             if kind is ActionType.CHOW:
@@ -91,17 +207,29 @@ def _best_claim(hand: list[int], tile: Tile, by_type: dict[ActionType, list[Acti
             else:
                 after[tile] -= 3 if kind is ActionType.KONG else 2
             if kind is ActionType.KONG:
-                value = shanten(after)  # a loose tile follows; the hand keeps its size class
+                value = _shanten(after)  # a loose tile follows; the hand keeps its size class
             else:
                 value = min(_after_discard(after, k) for k in range(34) if after[k])
             gain = current - value
-            if gain > best_gain:
-                best_gain, choice = gain, action
+            if gain < 0 or (gain == 0 and not _worth_at_no_gain(kind, valuable, table.open)):
+                continue
+            key = (gain, rank)
+            if best is None or key > best:
+                best, choice = key, action
     return choice
+
+
+def _worth_at_no_gain(kind: ActionType, valuable: bool, already_open: bool) -> bool:
+    """Whether a claim that does not bring the hand closer to ready is still worth making."""
+    if kind is ActionType.PUNG:
+        return valuable  # a double (R9) for the price of exposing the set
+    if kind is ActionType.KONG:
+        return already_open  # points and a loose tile, and no concealed hand left to lose (R7.6)
+    return False
 
 
 def _after_discard(hand: list[int], tile: int) -> int:
     hand[tile] -= 1
-    value = shanten(hand)
+    value = _shanten(hand)
     hand[tile] += 1
     return value

@@ -2,7 +2,9 @@
 
 Nothing else in the code base serialises game state for players. A view never holds another
 seat's concealed tiles while a deal runs, the wall's order, the dead wall, the seed, or which
-claims another seat was offered or made before a window closes.
+claims another seat was offered or made before a window closes. For that last reason it carries no
+action counter either: a counter that rose with every pass would tell the other seats how many of
+them answered an open window (R12.2). A view changes for a seat only when something it may see does.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ def view(game: Game, seat: int | None) -> dict[str, object]:
     face_up = deal.over  # R12.3: when a deal ends, every hand is revealed to every seat
     seats = [_seat_view(game, deal, s, show=face_up or s == seat) for s in range(4)]
     out: dict[str, object] = {
-        "version": game.version,
         "seat": seat,
         "phase": game.phase.value,
         "deal": game.deal_number if game.phase is GamePhase.DEAL else game.deal_number - 1,

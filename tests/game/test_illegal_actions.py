@@ -8,7 +8,7 @@ raises :class:`InvalidActionError`. Either way the game's digest and version are
 from __future__ import annotations
 
 import pytest
-from conftest import stacked_game
+from gamekit import stacked_game
 
 from game import Game, GamePhase, IllegalActionError, InvalidActionError, Reason, RulesError, view
 

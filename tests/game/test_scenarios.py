@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import pytest
-from conftest import stacked_game, stacked_wall
+from gamekit import stacked_game, stacked_wall
 
 from game import Event, Game, GamePhase, IllegalActionError, Reason, Rules, Wall, view
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import stacked_game
+from gamekit import stacked_game
 
 from game import Event, Game, GamePhase, Rules, view
 

@@ -121,6 +121,24 @@ def test_claim_window_hides_who_was_offered_what() -> None:
     raise AssertionError("no claim window opened in 200 deals")
 
 
+def test_an_answer_in_an_open_window_changes_no_other_seats_view() -> None:
+    # R12.2: the other seats must not even learn that somebody answered (no counter may move).
+    for n in range(500):
+        game = Game(Rules(), seed=n)
+        while game.phase is GamePhase.DEAL and (game.deal.window is None or len(game.deal.window.options) < 2):
+            seat = game.to_act()[0]
+            game.apply(seat, choose(game, seat))
+        if game.deal.window is None:
+            continue
+        first, *rest = sorted(game.deal.window.options)
+        before = {s: view(game, s) for s in [None, *range(4)] if s != first}
+        game.apply(first, {"type": "pass"})
+        assert game.deal.window is not None  # still open: the others have not answered
+        assert {s: view(game, s) for s in before} == before
+        return
+    raise AssertionError("no window with two claimants in 500 deals")
+
+
 def test_all_hands_are_revealed_when_the_deal_ends() -> None:
     game = Game(Rules(), seed=8)
     while game.phase is GamePhase.DEAL:
