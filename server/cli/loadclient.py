@@ -1,0 +1,497 @@
+"""The pieces of ``sparrow loadtest``: a small keep-alive HTTP client for the lobby API, and the
+simulated players, four WebSocket clients per table that rebuild their state from snapshot + diffs
+exactly as a browser does and answer their legal actions with a simple choice.
+
+Latency is measured per intent: from the moment an ``act`` frame is sent until all four seats of the
+table hold the update it caused. The state carries no action counter (it would tell other seats how
+many answered a claim window, R12.2), but ``clock.window``, the game's action count when the current
+decision opened, is in every seat's state. The sender's ``ack`` follows the diff of its own action on
+the same socket, so its window when the ack arrives is the one its action opened; the intent is
+complete once every seat holds that window. An intent that opened no new decision (a pass, or a
+`ready`, that others still answer after) changes no other seat's state: only its answer time counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import psutil  # type: ignore[import-untyped]  # no stubs in the pinned dependencies
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, WebSocketException
+
+from server.statediff import PatchError, patch
+
+__all__ = ["HttpJson", "LoadError", "Player", "Sampler", "Stats", "Table", "api_base", "listener", "process"]
+
+RETRY_AFTER = 0.5  # seconds before acting again after a refusal that changed nothing (storage, rate)
+INTENT_TIMEOUT = 10.0  # seconds without ack or refusal before an intent counts as timed out
+PING_EVERY = 25.0  # the server closes sockets silent for 75 s
+
+
+class LoadError(RuntimeError):
+    """The load test cannot go on (the server refused to create or start a table, a bad URL)."""
+
+
+def api_base(ws_url: str) -> tuple[str, int, bool, str]:
+    """Host, port, TLS and path prefix of the HTTP API beside the socket at ``ws_url``.
+
+    >>> api_base("ws://127.0.0.1:8765/ws")
+    ('127.0.0.1', 8765, False, '')
+    >>> api_base("wss://club.example/sparrow/ws")
+    ('club.example', 443, True, '/sparrow')
+    """
+    parts = urlsplit(ws_url)
+    if parts.scheme not in ("ws", "wss") or not parts.hostname:
+        raise LoadError(f"expected a ws:// or wss:// URL such as ws://127.0.0.1:8765/ws, not {ws_url!r}")
+    tls = parts.scheme == "wss"
+    path = parts.path.rstrip("/")
+    prefix = path[: -len("/ws")] if path.endswith("/ws") else path
+    return parts.hostname, parts.port or (443 if tls else 80), tls, prefix
+
+
+class HttpJson:
+    """POSTs JSON over one keep-alive HTTP/1.1 connection (all the lobby API needs)."""
+
+    def __init__(self, host: str, port: int, tls: bool, prefix: str) -> None:
+        self.host, self.port, self.tls, self.prefix = host, port, tls, prefix
+        self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def post(self, path: str, body: dict[str, Any], attempts: int = 5) -> dict[str, Any]:
+        """The JSON answer to ``POST path``; a 503 (busy storage, "try again") is tried again.
+
+        :raises LoadError: for an answer other than 200, with the server's message.
+        """
+        for attempt in range(attempts):
+            status, answer = await self._post(path, body)
+            if status == 200:
+                return answer
+            if status != 503 or attempt == attempts - 1:
+                break
+            await asyncio.sleep(RETRY_AFTER * (attempt + 1))
+        raise LoadError(f"POST {path} answered {status}: {answer.get('error', answer)}")
+
+    async def _post(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if self._streams is None:
+            self._streams = await asyncio.open_connection(self.host, self.port, ssl=self.tls or None)
+        reader, writer = self._streams
+        data = json.dumps(body).encode()
+        head = (
+            f"POST {self.prefix}{path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+        )
+        writer.write(head.encode() + data)
+        lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        length = next((int(x.split(":")[1]) for x in lines[1:] if x.lower().startswith("content-length:")), 0)
+        answer: dict[str, Any] = json.loads(await reader.readexactly(length)) if length else {}
+        return int(lines[0].split()[1]), answer
+
+    async def close(self) -> None:
+        """Close the connection."""
+        if self._streams is not None:
+            self._streams[1].close()
+            self._streams = None
+
+
+@dataclass(slots=True)
+class Stats:
+    """Everything the run measures, shared by every client."""
+
+    latencies: list[float] = field(default_factory=list)  # seconds, intent sent → all four seats updated
+    answers: list[float] = field(default_factory=list)  # seconds, intent sent → its ack (every intent)
+    frames: int = 0
+    bytes: int = 0  # message payloads, as the application sees them
+    wire: int = 0  # what the sockets read after the handshake: frame headers, after permessage-deflate
+    frame_sizes: list[int] = field(default_factory=list)
+    diff_sizes: list[int] = field(default_factory=list)
+    snapshot_sizes: list[int] = field(default_factory=list)
+    intents: int = 0
+    refusals: Counter[str] = field(default_factory=Counter)
+    disconnects: int = 0
+    timeouts: int = 0
+    resyncs: int = 0
+    connect_failures: int = 0
+    hands: int = 0
+
+
+@dataclass(slots=True)
+class _Intent:
+    sent: float
+    window: int  # complete once every seat holds this decision window
+    latest: float = 0.0
+    missing: set[int] = field(default_factory=set)
+
+
+class Table:
+    """One table of the load test: its four players and the intents still travelling."""
+
+    def __init__(self, index: int, stats: Stats, hands: int, think: float, rate: float) -> None:
+        self.index, self.stats, self.hands_wanted = index, stats, hands
+        self.id = ""
+        self.players: list[Player] = []
+        self.hands = 0
+        self.intents: list[_Intent] = []
+        self.think, self.rate = think, rate
+        self.done = asyncio.Event()
+
+    def finish_hand(self, hands: int, over: bool) -> None:
+        """A deal ended (the ``hands``-th); the table stops at its target or when the game is over."""
+        if hands > self.hands:
+            self.stats.hands += hands - self.hands
+            self.hands = hands
+        if over or self.hands >= self.hands_wanted:
+            self.stop()
+
+    def stop(self) -> None:
+        """The table is done: wake its players so that they leave."""
+        self.done.set()
+        for player in self.players:
+            player.wake.set()
+
+    def answered(self, sent: float, now: float, before: int, window: int) -> None:
+        """An intent sent at ``sent`` in window ``before`` was acknowledged at ``now`` with the sender in
+        ``window``: if it opened a new decision, time it until all four seats hold that.
+        """
+        self.stats.answers.append(now - sent)
+        if window <= before:
+            return
+        intent = _Intent(sent, window)
+        for p in self.players:
+            at = p.reached(window)
+            if at is None:
+                intent.missing.add(p.seat)
+            else:
+                intent.latest = max(intent.latest, at)
+        if intent.missing:
+            self.intents.append(intent)
+        else:
+            self.stats.latencies.append(intent.latest - sent)
+
+    def seen(self, seat: int, window: int, now: float) -> None:
+        """``seat`` holds decision ``window`` since ``now``."""
+        if not self.intents:
+            return
+        keep = []
+        for intent in self.intents:
+            if intent.window <= window and seat in intent.missing:
+                intent.missing.discard(seat)
+                intent.latest = max(intent.latest, now)
+                if not intent.missing:
+                    self.stats.latencies.append(intent.latest - intent.sent)
+                    continue
+            keep.append(intent)
+        self.intents = keep
+
+
+class Player:
+    """One seat's WebSocket client."""
+
+    def __init__(self, table: Table, seat: int, token: str) -> None:
+        self.table, self.seat, self.token = table, seat, token
+        self.stats = table.stats
+        self.ws: ClientConnection | None = None
+        self.state: Any = None
+        self.seq = 0
+        self.window = -1
+        self.phase = ""
+        self.history: deque[tuple[int, float]] = deque(maxlen=32)  # (decision window, first held at)
+        self.resyncing = False
+        self.closing = False
+        self.next_id = 0
+        self.pending: tuple[int, float, int] | None = None  # (request id, sent at, window when sent)
+        self.acted = -1  # the seq of the state last acted on
+        self.backoff = 0.0  # a pause before the next intent
+        self.sent = time.perf_counter()  # when this client last sent anything
+        self.wake = asyncio.Event()
+        self.snapshot = asyncio.Event()
+        self.tokens, self.stamp = 30.0, time.perf_counter()  # mirror of the server's rate limit
+
+    async def connect(self, url: str, compression: str | None) -> None:
+        """Open the socket, say hello and wait for the first snapshot."""
+        self.ws = await connect(url, compression=compression, ping_interval=None, open_timeout=30, max_size=2**20)
+        protocol, stats = self.ws.protocol, self.stats
+        receive = protocol.receive_data
+
+        def counted(data: bytes | bytearray) -> None:
+            stats.wire += len(data)
+            receive(data)
+
+        protocol.receive_data = counted  # type: ignore[method-assign]
+        await self.ws.send(json.dumps({"t": "hello", "d": {"table": self.table.id, "token": self.token}}))
+
+    # ------------------------------------------------------------ receiving
+    async def read(self) -> None:
+        """Apply every frame until the socket closes."""
+        assert self.ws is not None
+        try:
+            async for raw in self.ws:
+                self._frame(raw if isinstance(raw, str) else raw.decode(), time.perf_counter())
+        except ConnectionClosed:
+            pass
+        if not self.closing:
+            self.stats.disconnects += 1
+            self.table.stop()
+        self.closing = True
+        self.wake.set()
+
+    def _frame(self, raw: str, now: float) -> None:
+        stats = self.stats
+        size = len(raw.encode())
+        stats.frames += 1
+        stats.bytes += size
+        stats.frame_sizes.append(size)
+        frame = json.loads(raw)
+        tag, data = frame["t"], frame["d"]
+        if tag == "diff":
+            stats.diff_sizes.append(size)
+            if self.resyncing:
+                return
+            if data["seq"] != self.seq + 1:
+                self._resync()
+                return
+            try:
+                self.state = patch(self.state, data["ops"])
+            except PatchError:
+                self._resync()
+                return
+            self.seq = data["seq"]
+            self._update(now)
+        elif tag == "snapshot":
+            stats.snapshot_sizes.append(size)
+            self.state, self.seq, self.resyncing = data["state"], data["seq"], False
+            self.snapshot.set()
+            self._update(now)
+        elif tag == "ack":
+            if self.pending is not None and self.pending[0] == data["id"]:
+                _, sent, before = self.pending
+                self.pending = None
+                self.table.answered(sent, now, before, self.window)
+                self.wake.set()
+        elif tag == "refused":
+            reason = data.get("reason", "?")
+            stats.refusals[reason] += 1
+            if self.pending is not None and data.get("id") in (self.pending[0], None):
+                self.pending = None  # a stale intent waits for the next update; others try again shortly
+                if reason != "window/stale":
+                    self.acted, self.backoff = -1, RETRY_AFTER
+                self.wake.set()
+
+    def _resync(self) -> None:
+        self.resyncing = True
+        self.stats.resyncs += 1
+        self._send({"t": "resync"})
+
+    def _update(self, now: float) -> None:
+        game = self.state["game"]
+        if game is None:
+            return
+        window = self.state["clock"]["window"]
+        if window > self.window:
+            self.window = window
+            self.history.append((window, now))
+            self.table.seen(self.seat, window, now)
+        phase = game["phase"]
+        if phase != self.phase:
+            if phase in ("between", "over") and self.phase == "deal":
+                self.table.finish_hand(game["deal"] + 1, phase == "over")
+            self.phase = phase
+        if game["legal_actions"] and self.acted != self.seq:
+            self.wake.set()
+
+    def reached(self, window: int) -> float | None:
+        """When this seat first held decision ``window`` or a later one (None: not yet)."""
+        if self.window < window:
+            return None
+        for seen, at in self.history:
+            if seen >= window:
+                return at
+        return self.history[0][1]
+
+    # ---------------------------------------------------------------- acting
+    async def play(self, go: asyncio.Event, rng: random.Random) -> None:
+        """Answer each decision after the think time, until the table is done."""
+        await go.wait()
+        table = self.table
+        while not (self.closing or table.done.is_set()):
+            try:
+                await asyncio.wait_for(self.wake.wait(), max(0.1, self.sent + PING_EVERY - time.perf_counter()))
+            except TimeoutError:
+                self._send({"t": "ping"})
+                continue
+            self.wake.clear()
+            if self.pending is not None or self.state is None or self.resyncing:
+                continue
+            if table.think > 0 or self.backoff:
+                await asyncio.sleep(table.think * rng.uniform(0.75, 1.25) + self.backoff)
+                self.backoff = 0.0
+            await self._throttle()
+            game = self.state["game"]
+            action = (
+                None if game is None or self.pending is not None else choose(game, table.hands_wanted - table.hands)
+            )
+            if action is None or self.closing or table.done.is_set() or self.acted == self.seq:
+                continue
+            self.next_id += 1
+            self.acted = self.seq
+            window = self.state["clock"]["window"]
+            self.pending = (self.next_id, time.perf_counter(), self.window)
+            self.stats.intents += 1
+            self._send({"t": "act", "id": self.next_id, "d": {"action": action, "window": window}})
+        await self.close()  # a finished table leaves at once (an idle socket would be closed after 75 s)
+
+    async def _throttle(self) -> None:
+        """Keep under the server's per-socket rate limit (its refusals would only measure the limiter)."""
+        rate = self.table.rate
+        now = time.perf_counter()
+        self.tokens = min(30.0, self.tokens + (now - self.stamp) * rate)
+        self.stamp = now
+        if self.tokens < 1:
+            await asyncio.sleep((1 - self.tokens) / rate)
+            self.tokens, self.stamp = 1.0, time.perf_counter()
+        self.tokens -= 1
+
+    def expire(self, now: float) -> None:
+        """Give up on an intent unanswered for too long."""
+        if self.pending is not None and now - self.pending[1] > INTENT_TIMEOUT:
+            self.stats.timeouts += 1
+            self.pending, self.acted = None, -1
+            self.wake.set()
+
+    def _send(self, frame: dict[str, Any]) -> None:
+        if self.ws is not None and not self.closing:
+            self.sent = time.perf_counter()
+            _spawn(self.ws.send(json.dumps(frame, separators=(",", ":"))))
+
+    async def close(self) -> None:
+        """Close the socket (not counted as a disconnect)."""
+        self.closing = True
+        self.wake.set()
+        if self.ws is not None:
+            try:
+                await self.ws.close()
+            except (WebSocketException, OSError):
+                pass
+
+
+def listener(port: int) -> int | None:
+    """The PID of the process listening on ``port`` here, if it can be seen."""
+    try:
+        for conn in psutil.net_connections(kind="tcp"):
+            if conn.status == psutil.CONN_LISTEN and conn.laddr and conn.laddr.port == port and conn.pid:
+                return int(conn.pid)
+    except (psutil.Error, OSError):
+        return None
+    return None
+
+
+def process(pid: int | None) -> psutil.Process | None:
+    try:
+        return None if pid is None else psutil.Process(pid)
+    except psutil.Error:
+        return None
+
+
+class Sampler:
+    """CPU (percent of one core) and RSS of the server and of this client, sampled once a second."""
+
+    def __init__(self, server: psutil.Process | None, me: psutil.Process) -> None:
+        self.procs = {"server": server, "client": me}
+        self.start = {k: self._cpu(p) for k, p in self.procs.items()}
+        self.last = dict(self.start)
+        self.t0 = self.t = time.perf_counter()
+        self.peak: dict[str, float] = {k: 0.0 for k in self.procs}
+        self.recent: dict[str, float] = {k: 0.0 for k in self.procs}
+        self.rss: dict[str, list[int]] = {k: [] for k in self.procs}
+        self.busy0 = self.busy = self._busy()  # every process on the machine, in CPU seconds
+        self.lags: list[float] = []  # this client's event-loop lag, seconds
+
+    @staticmethod
+    def _busy() -> float:
+        times = psutil.cpu_times()
+        return float(sum(times) - times.idle - getattr(times, "iowait", 0.0))
+
+    async def watch_loop(self) -> None:
+        """Record how late a 50 ms sleep wakes up: the client's own event-loop lag."""
+        loop = asyncio.get_running_loop()
+        while True:
+            before = loop.time()
+            await asyncio.sleep(0.05)
+            self.lags.append(loop.time() - before - 0.05)
+
+    @staticmethod
+    def _cpu(proc: psutil.Process | None) -> float:
+        if proc is None:
+            return 0.0
+        try:
+            times = proc.cpu_times()
+        except psutil.Error:
+            return 0.0
+        return float(times.user + times.system)
+
+    def sample(self) -> None:
+        """Take one sample of each process."""
+        now = time.perf_counter()
+        for key, proc in self.procs.items():
+            if proc is None:
+                continue
+            cpu = self._cpu(proc)
+            if now - self.t >= 0.5:  # shorter spans are mostly the 10 ms granularity of CPU times
+                self.recent[key] = 100 * (cpu - self.last[key]) / (now - self.t)
+                self.peak[key] = max(self.peak[key], self.recent[key])
+            self.last[key] = cpu
+            try:
+                self.rss[key].append(proc.memory_info().rss)
+            except psutil.Error:
+                pass
+        self.busy = self._busy()
+        self.t = now
+
+    def machine(self) -> float:
+        """CPU use of the whole machine over the run, in percent of one core."""
+        return 100 * (self.busy - self.busy0) / max(self.t - self.t0, 1e-9)
+
+    def average(self, key: str) -> float:
+        """Average CPU of ``server`` or ``client`` over the run, in percent of one core."""
+        return 100 * (self.last[key] - self.start[key]) / max(self.t - self.t0, 1e-9)
+
+
+_tasks: set[asyncio.Future[None]] = set()
+
+
+def _spawn(coroutine: Any) -> None:
+    task: asyncio.Future[None] = asyncio.ensure_future(coroutine)
+    _tasks.add(task)
+    done: Callable[[asyncio.Future[None]], None] = _reap
+    task.add_done_callback(done)
+
+
+def _reap(task: asyncio.Future[None]) -> None:
+    _tasks.discard(task)
+    if not task.cancelled():
+        task.exception()  # a send to a closed socket: the reader counts the disconnect
+
+
+def choose(game: dict[str, Any], hands_left: int) -> dict[str, Any] | None:
+    """A simple choice: win if offered, else pass a claim, else discard the drawn tile (or the last
+    discard offered); ready between deals while the table wants more hands.
+    """
+    legal: list[dict[str, Any]] = game["legal_actions"]
+    by_type = {a["type"]: a for a in legal}
+    if "win" in by_type:
+        return by_type["win"]
+    if "pass" in by_type:
+        return by_type["pass"]
+    if "ready" in by_type:
+        return by_type["ready"] if hands_left > 0 else None
+    discards = [a for a in legal if a["type"] == "discard"]
+    if not discards:
+        return legal[-1] if legal else None
+    drawn = (game.get("turn") or {}).get("drawn")
+    return next((a for a in discards if a.get("tile") == drawn), discards[-1])

@@ -1,0 +1,112 @@
+"""`Lobby`: the registry of live tables; creates, finds, lists and stops their actors."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable, Mapping
+
+from game.actions import Action
+from game.errors import RulesError
+from game.game import Game
+from game.policy import choose
+from server.tables.actor import TableActor
+from server.tables.clock import Clock, RealClock
+from server.tables.errors import TableError
+from server.tables.journal import Journal, MemoryJournal, StoredTable
+from server.tables.messages import Join
+from server.tables.settings import TableSettings
+
+__all__ = ["Lobby"]
+
+MAX_TABLES = 5000
+log = logging.getLogger("sparrow.lobby")
+
+
+class Lobby:
+    """Every table this server process runs."""
+
+    def __init__(
+        self,
+        *,
+        clock: Clock | None = None,
+        journal: Journal | None = None,
+        bot: Callable[[Game, int], Action] = choose,
+        max_tables: int = MAX_TABLES,
+    ) -> None:
+        self.clock = clock or RealClock()
+        self.journal = journal or MemoryJournal()
+        self.bot = bot
+        self.max_tables = max_tables
+        self.tables: dict[str, TableActor] = {}
+        self.accepting = True
+
+    async def create(self, request: Mapping[str, object], *, seed: int | None = None) -> dict[str, object]:
+        """Create a table from a create-table request and seat its creator, who owns it.
+
+        :raises TableError: for bad settings or name, or when the server is full or shutting down.
+        """
+        if not self.accepting:
+            raise TableError("server/shutting_down", "the server is restarting; try again in a moment", status=503)
+        if len(self.tables) >= self.max_tables:
+            raise TableError("server/full", "this server has as many tables as it can run", status=503)
+        settings = TableSettings.from_json(request)
+        table_id = secrets.token_urlsafe(9)
+        actor = TableActor(table_id, settings, clock=self.clock, journal=self.journal, seed=seed, bot=self.bot)
+        stored = StoredTable(table_id, settings, actor.seed, actor.created)
+        try:
+            await self.journal.table_created(stored)
+        except Exception:
+            log.exception("could not store a new table")
+            raise TableError(
+                "server/storage", "the server could not save the new table; try again", status=503
+            ) from None
+        actor.start()
+        self.tables[table_id] = actor
+        try:
+            seat = await actor.ask(Join(request.get("player", ""), None))  # type: ignore[arg-type]
+        except TableError:
+            await actor.stop()
+            del self.tables[table_id]
+            raise
+        assert isinstance(seat, dict)
+        return seat
+
+    async def restore(self) -> int:
+        """Rebuild every unfinished table from the journal; returns how many were restored."""
+        restored = 0
+        for stored in await self.journal.unfinished():
+            try:
+                actor = TableActor.restore(stored, clock=self.clock, journal=self.journal, bot=self.bot)
+            except RulesError:
+                log.exception("table %s could not be rebuilt from its log; it stays stored but closed", stored.id)
+                continue
+            actor.start()
+            self.tables[stored.id] = actor
+            restored += 1
+        return restored
+
+    def get(self, table_id: str) -> TableActor:
+        """The live table ``table_id``.
+
+        :raises TableError: (404) when there is none.
+        """
+        actor = self.tables.get(table_id)
+        if actor is None or actor.status == "closed":
+            raise TableError("table/not_found", f"there is no table {table_id!r} (it may have closed)", status=404)
+        return actor
+
+    def public_tables(self) -> list[dict[str, object]]:
+        """Public tables that are waiting or playing, newest first."""
+        live = [a for a in self.tables.values() if a.settings.public and a.status in ("waiting", "playing")]
+        live.sort(key=lambda a: a.created, reverse=True)
+        return [a.state.public() for a in live]
+
+    async def close(self, code: int = 1001) -> None:
+        """Stop accepting tables, let each table finish what is in its inbox, then stop it (its sockets
+        close with ``code``: 1012 when the server restarts, so clients reconnect).
+        """
+        self.accepting = False
+        await asyncio.gather(*(actor.stop(code) for actor in self.tables.values()))
+        self.tables.clear()

@@ -1,0 +1,150 @@
+"""Diffs between two JSON documents, in the compact nested format of docs/protocol.md.
+
+A diff mirrors the shape of the document, holding only what changed:
+
+- ``[value]`` (a one-element list): the node becomes ``value``;
+- ``[]`` (an empty list): the key is removed from its object;
+- an object, for a node that is an object in both documents: ``{key: diff, …}`` for the keys that
+  changed;
+- an object, for a node that is a list in both documents: ``{"3": diff}`` changes element 3,
+  ``{"#": n}`` first cuts the list to ``n`` elements, ``{"+": [a, b]}`` then appends ``a`` and ``b``.
+
+A diff frame is sent to every seat after every action, so the format avoids repeating paths: a
+discard seen by another seat is one small object. The whole document may be replaced by ``[doc]``.
+
+>>> old = {"a": 1, "l": [1, 2], "o": {"x": 1, "y": 2}}
+>>> new = {"a": 2, "l": [1, 5, 3], "o": {"y": 2}}
+>>> d = diff(old, new)
+>>> d
+{'a': [2], 'l': {'1': [5], '+': [3]}, 'o': {'x': []}}
+>>> patch(old, d) == new
+True
+>>> diff(new, new) is None
+True
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+__all__ = ["PatchError", "diff", "patch"]
+
+Json = Any  # a decoded JSON value
+
+
+class PatchError(ValueError):
+    """A diff that does not fit the document it is applied to."""
+
+
+def diff(old: Json, new: Json) -> Json:
+    """The diff that turns ``old`` into ``new``, or None when they are equal (neither is modified)."""
+    if old is new:
+        return None
+    if type(old) is not type(new):
+        return [new]
+    if isinstance(new, dict):
+        return _diff_dict(old, new)
+    if isinstance(new, list):
+        return _diff_list(old, new)
+    return None if old == new else [new]
+
+
+# `diff` runs for every seat after every action, so the two walkers below inline the common cases
+# (an unchanged scalar, a nested object or list) instead of calling `diff` for each node.
+
+
+def _diff_dict(old: dict[str, Json], new: dict[str, Json]) -> Json:
+    out: dict[str, Json] = {}
+    kept = 0
+    for key, value in new.items():
+        if key not in old:
+            out[key] = [value]
+            continue
+        kept += 1
+        before = old[key]
+        if before is value:
+            continue
+        if type(before) is not type(value):
+            out[key] = [value]
+        elif isinstance(value, dict):
+            sub = _diff_dict(before, value)
+            if sub is not None:
+                out[key] = sub
+        elif isinstance(value, list):
+            sub = _diff_list(before, value)
+            if sub is not None:
+                out[key] = sub
+        elif before != value:
+            out[key] = [value]
+    if kept < len(old):
+        for key in old:
+            if key not in new:
+                out[key] = []
+    return out or None
+
+
+def _diff_list(old: list[Json], new: list[Json]) -> Json:
+    n = len(old)
+    if len(new) >= n and new[:n] == old:  # unchanged, or only appended to (a discard, a meld)
+        return {"+": new[n:]} if len(new) > n else None
+    common = min(n, len(new))
+    changed = [i for i in range(common) if old[i] != new[i]]
+    if len(changed) > 2 and len(changed) * 2 > common:  # mostly different: send it whole
+        return [new]
+    out: dict[str, Json] = {str(i): diff(old[i], new[i]) for i in changed}
+    if len(new) < n:
+        out["#"] = len(new)
+    if len(new) > common:
+        out["+"] = new[common:]
+    return out
+
+
+def patch(document: Json, change: Json) -> Json:
+    """``document`` with ``change`` applied (the input is not modified).
+
+    :raises PatchError: if the diff is malformed or does not fit the document.
+    """
+    if change is None:
+        return copy.deepcopy(document)
+    return _patch(document, change, "")
+
+
+def _patch(node: Json, change: Json, path: str) -> Json:
+    if isinstance(change, list):
+        if len(change) != 1:
+            raise PatchError(f"at {path or '/'}: a replacement is [value], not {change!r}")
+        return copy.deepcopy(change[0])
+    if not isinstance(change, dict):
+        raise PatchError(f"at {path or '/'}: a diff is [value] or an object, not {change!r}")
+    if isinstance(node, dict):
+        out = dict(node)
+        for key, sub in change.items():
+            if sub == []:
+                if key not in out:
+                    raise PatchError(f"at {path}/{key}: no key to remove")
+                del out[key]
+            elif isinstance(sub, dict) and key not in out:
+                raise PatchError(f"at {path}/{key}: no such key to change")
+            else:
+                out[key] = _patch(out.get(key), sub, f"{path}/{key}")
+        return out
+    if isinstance(node, list):
+        items = list(node)
+        for key, sub in change.items():
+            if key in ("#", "+"):
+                continue
+            if not key.isdigit() or int(key) >= len(items):
+                raise PatchError(f"at {path}: bad list index {key!r}")
+            items[int(key)] = _patch(items[int(key)], sub, f"{path}/{key}")
+        if "#" in change:
+            cut = change["#"]
+            if isinstance(cut, bool) or not isinstance(cut, int) or not 0 <= cut <= len(items):
+                raise PatchError(f"at {path}: cannot cut a list of {len(items)} to {cut!r}")
+            del items[cut:]
+        if "+" in change:
+            if not isinstance(change["+"], list):
+                raise PatchError(f"at {path}: '+' takes a list of items to append")
+            items.extend(copy.deepcopy(change["+"]))
+        return items
+    raise PatchError(f"at {path or '/'}: cannot change {node!r} with {change!r}")

@@ -1,0 +1,624 @@
+"""`TableActor`: one asyncio task and one inbox per table (ARCHITECTURE lessons 1–8).
+
+The actor is the only code that touches its table's `Game`. Joins, intents, chat, timer firings
+and disconnects are messages handled one at a time. It never awaits a socket: it puts frames on
+each connection's bounded queue. After every change it projects the state for each connection
+through the engine's one `view()` and sends the difference from what that connection last got.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import secrets
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from game.actions import Action, ActionType
+from game.errors import RulesError
+from game.game import Game, GamePhase, replay
+from game.policy import choose
+from server.statediff import diff
+from server.tables.clock import Clock, Timer
+from server.tables.connection import Connection, encode
+from server.tables.errors import TableError
+from server.tables.journal import Journal, Record, SeatRecord, StoredTable, hash_token
+from server.tables.messages import (
+    Act,
+    AddBots,
+    Attach,
+    BotMove,
+    Chat,
+    Deadline,
+    Detach,
+    GraceOver,
+    Join,
+    Leave,
+    Message,
+    Resync,
+    Start,
+    Stop,
+)
+from server.tables.settings import NAME_MAX, TableSettings, clean_text
+from server.tables.view import TableState
+
+__all__ = ["SeatState", "TableActor"]
+
+log = logging.getLogger("sparrow.table")
+
+CHAT_MAX = 300
+RESTORE_GRACE = 30.0  # after a restart, seconds added to every clock while people reconnect
+Bot = Callable[[Game, int], Action]
+
+
+@dataclass(slots=True)
+class SeatState:
+    """Who holds a seat: a person (with a token) or a bot, and whether the person is here."""
+
+    name: str
+    token_hash: str | None  # SHA-256 of the person's seat token; None: a bot's seat
+    connections: int = 0
+    away_since: float | None = None  # a person's last connection closed at this time
+    substitute: bool = False  # the person has been away past the grace period: a bot plays for them
+
+    @property
+    def bot(self) -> bool:
+        """A bot was seated here."""
+        return self.token_hash is None
+
+    @property
+    def robot(self) -> bool:
+        """A bot plays this seat now (a bot's seat, or a person's seat after the grace period)."""
+        return self.token_hash is None or self.substitute
+
+
+class TableActor:
+    """One live table: its seats, game, timers and connections."""
+
+    def __init__(
+        self,
+        table_id: str,
+        settings: TableSettings,
+        *,
+        clock: Clock,
+        journal: Journal,
+        seed: int | None = None,
+        bot: Bot = choose,
+    ) -> None:
+        self.id = table_id
+        self.settings = settings
+        self.clock = clock
+        self.journal = journal
+        self.seed = secrets.randbits(63) if seed is None else seed  # never leaves the server while play runs
+        self.bot = bot
+        self.seats: list[SeatState | None] = [None] * 4
+        self.owner: int | None = None  # the seat whose person may add bots and start
+        self.game: Game | None = None
+        self.status = "waiting"  # waiting → playing → over; closed when stopped
+        self.created = clock.now()
+        self.connections: set[Connection] = set()
+        self.chat: deque[dict[str, object]] = deque(maxlen=50)
+        self.inbox: asyncio.Queue[Message] = asyncio.Queue()
+        self.window = 0  # the token of the current decision: the game version at which it opened
+        self.deadline: float | None = None
+        self.deadline_kind: str | None = None
+        self._marker: object = None
+        self._deadline_timer: Timer | None = None
+        self._bot_timers: dict[int, Timer] = {}
+        self._grace_timers: dict[int, Timer] = {}
+        self._task: asyncio.Task[None] | None = None
+        self.state = TableState(self)
+
+    @classmethod
+    def restore(
+        cls, stored: StoredTable, *, clock: Clock, journal: Journal, bot: Bot = choose, grace: float = RESTORE_GRACE
+    ) -> TableActor:
+        """Rebuild a table from storage to the exact action (lesson 11). Everyone starts away: the
+        current decision's deadline and each person's grace period are counted from now, plus ``grace``.
+
+        :raises RulesError: if the stored log does not replay (it was written by this engine, so it should).
+        """
+        actor = cls(stored.id, stored.settings, clock=clock, journal=journal, seed=stored.seed, bot=bot)
+        actor.created = stored.created
+        actor.seats = [None if r is None else SeatState(r.name, r.token_hash) for r in stored.seats]
+        actor.owner = stored.owner
+        actor.chat.extend(stored.chat)
+        if stored.status != "playing":
+            return actor
+        game = actor.game = Game(stored.settings.ruleset.rules, stored.seed)
+        actor.status = "playing"
+        actor._new_decision(game)
+        for seat, action in stored.actions:
+            game.apply(seat, action)
+            actor._new_decision(game)
+        if game.phase is GamePhase.OVER:
+            actor.status = "over"
+            return actor
+        now = clock.now()
+        for i, s in enumerate(actor.seats):
+            if s is not None and not s.bot:
+                s.away_since = now
+                actor._grace_timers[i] = actor._post_at(now + stored.settings.timers.grace + grace, GraceOver(i, now))
+        actor._arm_deadline(game, extra=grace)
+        actor._schedule_bots()
+        return actor
+
+    # ---------------------------------------------------------------- running
+    def start(self) -> None:
+        """Start the actor's task on the running loop."""
+        self._task = asyncio.get_running_loop().create_task(self.run(), name=f"table-{self.id}")
+
+    async def run(self) -> None:
+        """Handle inbox messages one at a time until :class:`Stop`."""
+        while True:
+            msg = await self.inbox.get()
+            try:
+                await self.handle(msg)
+            except Exception:  # a bug must not take the table down; the user gets a plain refusal
+                log.exception("table %s failed on %r", self.id, type(msg).__name__)
+                self._fail(msg)
+            finally:
+                self.inbox.task_done()
+            if isinstance(msg, Stop):
+                return
+
+    def post(self, msg: Message) -> None:
+        """Put a message in the inbox (never blocks)."""
+        self.inbox.put_nowait(msg)
+
+    async def ask(self, msg: Join | Leave | AddBots | Start | Attach) -> object:
+        """Post a request and wait for its answer.
+
+        :raises TableError: the table's refusal.
+        """
+        if self.status == "closed":
+            raise TableError("table/closed", "this table has closed", status=410)
+        self.post(msg)
+        return await msg.reply
+
+    async def stop(self, code: int = 1001) -> None:
+        """Stop the table once its inbox is handled, closing its sockets with ``code``; wait for the task."""
+        if self._task is not None and not self._task.done():
+            self.post(Stop(code))
+            await self._task
+
+    @property
+    def done(self) -> bool:
+        """The task has ended."""
+        return self._task is not None and self._task.done()
+
+    def _fail(self, msg: Message) -> None:
+        error = TableError("server/internal", "the server could not handle that; the table is unchanged", status=500)
+        reply = getattr(msg, "reply", None)
+        if reply is not None and not reply.done():
+            reply.set_exception(error)
+        if isinstance(msg, Act | Chat):
+            msg.conn.send(encode("refused", {"id": msg.request, **error.to_json()}))
+
+    # --------------------------------------------------------------- dispatch
+    async def handle(self, msg: Message) -> None:
+        """Handle one message."""
+        match msg:
+            case Join() | Leave() | AddBots() | Start() | Attach():
+                try:
+                    result = await self._request(msg)
+                except TableError as exc:
+                    if not msg.reply.done():
+                        msg.reply.set_exception(exc)
+                    return
+                if not msg.reply.done():
+                    msg.reply.set_result(result)
+                if isinstance(msg, Attach):
+                    self._snapshot(msg.conn)
+                self._publish()
+            case Detach(conn):
+                self._detach(conn)
+            case Act():
+                await self._act(msg)
+            case Chat():
+                await self._chat(msg)
+            case Resync(conn):
+                if conn in self.connections:
+                    self._snapshot(conn)
+            case Deadline(window):
+                await self._deadline(window)
+            case BotMove(window, seat):
+                await self._bot_move(window, seat)
+            case GraceOver(seat, since):
+                self._grace_over(seat, since)
+            case Stop(code):
+                self._close(code)
+            case _:
+                log.warning("table %s ignored unknown message %r", self.id, msg)
+
+    async def _request(self, msg: Join | Leave | AddBots | Start | Attach) -> object:
+        match msg:
+            case Join(name, seat):
+                return await self._join(name, seat)
+            case Leave(token):
+                return await self._leave(token)
+            case AddBots(token):
+                return await self._add_bots(token)
+            case Start(token):
+                return await self._start(token)
+            case Attach(conn, token):
+                return self._attach(conn, token)
+        raise AssertionError(msg)
+
+    # ----------------------------------------------------------------- lobby
+    async def _join(self, name: str, seat: int | None) -> dict[str, object]:
+        name = clean_text(name, "your name", NAME_MAX)
+        if self.status != "waiting":
+            raise TableError("table/started", "this game has already started; you can watch it", status=409)
+        if any(s is not None and s.name.casefold() == name.casefold() for s in self.seats):
+            raise TableError("seat/name_taken", f"someone at this table is already called {name!r}", status=409)
+        free = [i for i, s in enumerate(self.seats) if s is None]
+        if seat is None:
+            if not free:
+                raise TableError("seat/full", "every seat at this table is taken", status=409)
+            seat = free[0]
+        elif isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
+            raise TableError("seat/bad_seat", "seat must be 0, 1, 2 or 3")
+        elif seat not in free:
+            raise TableError("seat/taken", f"seat {seat} is taken", status=409)
+        token = secrets.token_urlsafe(24)
+        seats = list(self.seats)
+        seats[seat] = SeatState(name, hash_token(token))
+        owner = seat if self.owner is None else self.owner
+        await self._save_seats(seats, owner)
+        return {"table": self.id, "seat": seat, "token": token, "owner": owner == seat}
+
+    async def _save_seats(self, seats: list[SeatState | None], owner: int | None) -> None:
+        """Persist a change of seats, then make it (so a refused write changes nothing)."""
+        await self._journal(self.journal.seats_changed(self.id, [_seat_record(s) for s in seats], owner))
+        self.seats, self.owner = seats, owner
+
+    async def _journal(self, write: Awaitable[None]) -> None:
+        try:
+            await write
+        except Exception:
+            log.exception("table %s could not write to storage", self.id)
+            message = "the server could not save that; nothing changed, try again"
+            raise TableError("server/storage", message, status=503) from None
+
+    def _seat_of(self, token: object) -> int | None:
+        if not isinstance(token, str):
+            return None
+        digest = hash_token(token)
+        for i, s in enumerate(self.seats):
+            if s is not None and s.token_hash is not None and hmac.compare_digest(s.token_hash, digest):
+                return i
+        return None
+
+    def _require_owner(self, token: str) -> None:
+        seat = self._seat_of(token)
+        if seat is None or seat != self.owner:
+            raise TableError("table/not_owner", "only the player who created the table may do that", status=403)
+
+    async def _leave(self, token: str) -> dict[str, object]:
+        seat = self._seat_of(token)
+        if seat is None:
+            raise TableError("auth/bad_token", "that seat token is not valid at this table", status=403)
+        if self.status != "waiting":
+            raise TableError("table/started", "the game has started: your seat stays yours until it ends", status=409)
+        seats = list(self.seats)
+        seats[seat] = None
+        owner = self.owner
+        if owner == seat:  # the table passes to the next person still seated
+            owner = next((i for i, s in enumerate(seats) if s is not None and not s.bot), None)
+        await self._save_seats(seats, owner)
+        for conn in [c for c in self.connections if c.seat == seat]:
+            conn.close(1000, "you left the seat")
+        return {"left": seat}
+
+    async def _add_bots(self, token: str) -> dict[str, object]:
+        self._require_owner(token)
+        if self.status != "waiting":
+            raise TableError("table/started", "the game has already started", status=409)
+        seats = list(self.seats)
+        added = []
+        for i, s in enumerate(seats):
+            if s is None:
+                names = {x.name for x in seats if x is not None}
+                n = next(k for k in range(1, 9) if f"Bot {k}" not in names)
+                seats[i] = SeatState(f"Bot {n}", None)
+                added.append(i)
+        await self._save_seats(seats, self.owner)
+        return {"added": added}
+
+    async def _start(self, token: str) -> dict[str, object]:
+        self._require_owner(token)
+        if self.status != "waiting":
+            raise TableError("table/started", "the game has already started", status=409)
+        if any(s is None for s in self.seats):
+            raise TableError("table/not_full", "four players are needed: invite friends or add bots", status=409)
+        await self._journal(self.journal.started(self.id, self.clock.now()))
+        self.game = Game(self.settings.ruleset.rules, self.seed)
+        self.status = "playing"
+        self._after_change()
+        return {"started": True}
+
+    # ------------------------------------------------------------ connections
+    def _attach(self, conn: Connection, token: str | None) -> dict[str, object]:
+        if token is None:
+            conn.seat = None
+        else:
+            seat = self._seat_of(token)
+            if seat is None:
+                raise TableError("auth/bad_token", "that seat token is not valid at this table", status=403)
+            conn.seat, conn.token = seat, hash_token(token)
+            state = self.seats[seat]
+            assert state is not None
+            state.connections += 1
+            if state.away_since is not None or state.substitute:  # the person is back: the seat is theirs again
+                state.away_since, state.substitute = None, False
+                self._cancel(self._grace_timers.pop(seat, None))
+                self._cancel(self._bot_timers.pop(seat, None))
+        self.connections.add(conn)
+        return {"seat": conn.seat}
+
+    def _detach(self, conn: Connection) -> None:
+        if conn not in self.connections:
+            return
+        self.connections.discard(conn)
+        if conn.seat is None:
+            return
+        state = self.seats[conn.seat]
+        if state is None or state.token_hash != conn.token:
+            return
+        state.connections -= 1
+        if state.connections == 0 and self.status in ("waiting", "playing"):
+            since = self.clock.now()
+            state.away_since = since
+            if self.status == "playing":
+                seat = conn.seat
+                self._grace_timers[seat] = self._post_at(since + self.settings.timers.grace, GraceOver(seat, since))
+        self._publish()
+
+    def _grace_over(self, seat: int, since: float) -> None:
+        state = self.seats[seat]
+        if state is None or state.away_since != since or self.status != "playing":
+            return  # the person came back in time
+        self._grace_timers.pop(seat, None)
+        state.substitute = True
+        self._schedule_bots()
+        self._publish()
+
+    def _snapshot(self, conn: Connection) -> None:
+        state = self.state.document(conn.seat)
+        conn.seq += 1
+        conn.last = state
+        conn.send(encode("snapshot", {"seq": conn.seq, "now": _ms(self.clock.now()), "state": state}))
+
+    def _publish(self) -> None:
+        """Send each connection the diff between what it last got and its view now."""
+        documents: dict[int | None, object] = {}
+        diffs: dict[tuple[int | None, int], str | None] = {}
+        for conn in self.connections:
+            if conn.closed:
+                continue
+            if conn.seat not in documents:
+                documents[conn.seat] = self.state.document(conn.seat)
+            new = documents[conn.seat]
+            key = (conn.seat, id(conn.last))
+            if key not in diffs:  # connections that were in step share one diff
+                change = diff(conn.last, new)
+                diffs[key] = None if change is None else json.dumps(change, separators=(",", ":"), ensure_ascii=False)
+            ops_json = diffs[key]
+            if ops_json is None:
+                conn.last = new
+                continue
+            conn.seq += 1
+            conn.last = new
+            conn.send(f'{{"t":"diff","d":{{"seq":{conn.seq},"ops":{ops_json}}}}}')
+
+    # ---------------------------------------------------------------- intents
+    async def _act(self, msg: Act) -> None:
+        conn = msg.conn
+        try:
+            if conn not in self.connections:
+                return
+            if conn.seat is None:
+                raise TableError("seat/spectator", "spectators cannot act; join a seat to play")
+            if self.game is None:
+                raise TableError("table/not_started", "the game has not started yet")
+            if msg.window != self.window:
+                raise TableError(
+                    "window/stale",
+                    f"that was for decision {msg.window!r}, which has closed; the current one is {self.window}",
+                )
+            await self._apply(conn.seat, msg.action)
+        except TableError as exc:
+            conn.send(encode("refused", {"id": msg.request, **exc.to_json()}))
+            return
+        conn.send(encode("ack", {"id": msg.request}))
+
+    async def _apply(self, seat: int, action: object, auto: str | None = None) -> None:
+        """Apply an action through the engine, record it, then tell everyone.
+
+        :raises TableError: the engine's refusal, with its reason code; nothing changed.
+        """
+        game = self.game
+        assert game is not None
+        deal, dealer, wind = game.deal_number, game.deal.dealer, game.deal.round_wind.code
+        try:
+            if isinstance(action, str):
+                events = game.apply(seat, action)
+            elif isinstance(action, dict):
+                events = game.apply(seat, action)
+            else:
+                raise TableError("action/malformed", 'an action is an object such as {"type": "discard", ...}')
+        except RulesError as exc:
+            raise TableError(exc.code, str(exc)) from None
+        recorded = game.log[-1][1]
+        try:
+            await self._journal(
+                self.journal.record(
+                    Record(self.id, game.version, seat, recorded, events, self.clock.now(), auto, deal, dealer, wind)
+                )
+            )
+        except TableError:
+            # Durability first (lesson 11): an action that could not be stored did not happen.
+            self.game = replay(game.rules, self.seed, game.log[:-1])
+            raise
+        self._after_change()
+
+    async def _chat(self, msg: Chat) -> None:
+        conn = msg.conn
+        try:
+            if conn.seat is None:
+                raise TableError("chat/spectator", "spectators can read the chat but not write in it")
+            state = self.seats[conn.seat]
+            assert state is not None
+            text = clean_text(msg.text, "a chat message", CHAT_MAX)
+            line: dict[str, object] = {"seat": conn.seat, "name": state.name, "text": text, "at": _ms(self.clock.now())}
+            await self._journal(self.journal.chat(self.id, line))
+        except TableError as exc:
+            conn.send(encode("refused", {"id": msg.request, **exc.to_json()}))
+            return
+        self.chat.append(line)
+        conn.send(encode("ack", {"id": msg.request}))
+        self._publish()
+
+    # ------------------------------------------------------------ the clock
+    def _after_change(self) -> None:
+        """Open a new decision window if the last action closed one; arm its timers; publish."""
+        game = self.game
+        assert game is not None
+        if self._new_decision(game):
+            self._arm_deadline(game)
+            for timer in self._bot_timers.values():
+                timer.cancel()
+            self._bot_timers.clear()
+        if game.phase is GamePhase.OVER:
+            self.status = "over"
+            self._cancel_all()
+        else:
+            self._schedule_bots()
+        self._publish()
+
+    def _new_decision(self, game: Game) -> bool:
+        """Whether the last action opened a new decision; if so its token becomes the game version."""
+        marker = self._decision_marker(game)
+        if marker is self._marker or (isinstance(marker, tuple) and marker == self._marker):
+            return False
+        self._marker, self.window = marker, game.version
+        return True
+
+    @staticmethod
+    def _decision_marker(game: Game) -> object:
+        # A claim window stays the same decision while seats answer it (compared by identity);
+        # every other action opens a new one.
+        if game.phase is GamePhase.BETWEEN:
+            return ("between", game.deal_number)
+        if game.phase is GamePhase.OVER:
+            return ("over",)
+        if game.deal.window is not None:
+            return game.deal.window
+        return ("turn", game.version)
+
+    def _arm_deadline(self, game: Game, extra: float = 0.0) -> None:
+        self._cancel(self._deadline_timer)
+        timers = self.settings.timers
+        if game.phase is GamePhase.OVER:
+            seconds, kind = None, None
+        elif game.phase is GamePhase.BETWEEN:
+            seconds, kind = timers.ready, "ready"
+        elif game.deal.window is not None:
+            seconds, kind = timers.claim, "claim"
+        else:
+            seconds, kind = timers.turn, "turn"
+        self.deadline_kind = kind
+        if seconds is None:
+            self.deadline, self._deadline_timer = None, None
+            return
+        self.deadline = self.clock.now() + seconds + extra
+        window = self.window
+        self._deadline_timer = self._post_at(self.deadline, Deadline(window))
+
+    def _schedule_bots(self) -> None:
+        game = self.game
+        if game is None or self.status != "playing":
+            return
+        for seat in game.to_act():
+            state = self.seats[seat]
+            if state is None or not state.robot or seat in self._bot_timers:
+                continue
+            self._bot_timers[seat] = self._post_at(
+                self.clock.now() + self.settings.timers.bot_delay, BotMove(self.window, seat)
+            )
+
+    async def _bot_move(self, window: int, seat: int) -> None:
+        game = self.game
+        state = self.seats[seat]
+        if window != self.window or game is None or state is None or not state.robot:
+            return
+        self._bot_timers.pop(seat, None)
+        if seat not in game.to_act():
+            return
+        await self._apply(seat, self.bot(game, seat).to_json(), auto="bot")
+
+    async def _deadline(self, window: int) -> None:
+        """Time is up: act for every seat that has not (R6.3: unanswered claims pass)."""
+        game = self.game
+        while game is not None and window == self.window and self.status == "playing" and game.to_act():
+            seat = game.to_act()[0]
+            await self._apply(seat, _timeout_action(game, seat).to_json(), auto="timer")
+
+    def _post_at(self, when: float, msg: Message) -> Timer:
+        """Post ``msg`` to the inbox at ``when``."""
+        return self.clock.call_at(when, lambda: self.post(msg))
+
+    # ----------------------------------------------------------------- close
+    def _cancel(self, timer: Timer | None) -> None:
+        if timer is not None:
+            timer.cancel()
+
+    def _cancel_all(self) -> None:
+        self._cancel(self._deadline_timer)
+        self._deadline_timer = None
+        for timers in (self._bot_timers, self._grace_timers):
+            for timer in timers.values():
+                timer.cancel()
+            timers.clear()
+
+    def _close(self, code: int) -> None:
+        self._cancel_all()
+        self.status = "closed"
+        for conn in list(self.connections):
+            conn.close(code, "the server is restarting" if code == 1012 else "the table has closed")
+        self.connections.clear()
+        while not self.inbox.empty():  # answer whoever is still waiting
+            pending = self.inbox.get_nowait()
+            self.inbox.task_done()
+            reply = getattr(pending, "reply", None)
+            if reply is not None and not reply.done():
+                reply.set_exception(TableError("table/closed", "this table has closed", status=410))
+
+
+def _seat_record(seat: SeatState | None) -> SeatRecord | None:
+    return None if seat is None else SeatRecord(seat.name, seat.token_hash)
+
+
+def _timeout_action(game: Game, seat: int) -> Action:
+    """What the server does for a seat whose time ran out: pass a claim, discard the drawn tile
+    (or, after a claim, the last tile offered), get ready for the next deal.
+    """
+    actions = game.legal_actions(seat)
+    types = {a.type: a for a in actions}
+    for kind in (ActionType.PASS, ActionType.READY):
+        if kind in types:
+            return types[kind]
+    discards = [a for a in actions if a.type is ActionType.DISCARD]
+    drawn = game.deal.drawn
+    for action in discards:
+        if action.tile == drawn:
+            return action
+    return discards[-1]
+
+
+def _ms(seconds: float) -> int:
+    return int(seconds * 1000)

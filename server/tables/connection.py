@@ -1,0 +1,61 @@
+"""One client connection as the table sees it: its seat, what it last received, and a bounded
+outbound queue that a writer task drains to the socket (ARCHITECTURE lesson 10).
+
+The table never awaits a connection: it only puts frames on the queue. A connection whose queue
+is full is too slow to follow the table; it is dropped and will get a snapshot when it returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+
+__all__ = ["Connection", "encode"]
+
+QUEUE_LIMIT = 256
+_ids = itertools.count(1)
+
+
+def encode(tag: str, data: object) -> str:
+    """One outbound frame in the ``{"t": tag, "d": data}`` envelope, compact JSON."""
+    return json.dumps({"t": tag, "d": data}, separators=(",", ":"), ensure_ascii=False)
+
+
+class Connection:
+    """A socket attached to a table, as a seat (0–3) or a spectator (``seat=None``)."""
+
+    def __init__(self, seat: int | None, *, limit: int = QUEUE_LIMIT) -> None:
+        self.id = next(_ids)
+        self.seat = seat
+        self.token: str | None = None  # the seat token it authenticated with
+        self.seq = 0  # the number of the last snapshot or diff queued
+        self.last: object = None  # the state document it was last sent (shared between connections when equal)
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(limit)
+        self.closed = False
+        self.close_code: int | None = None
+        self.close_reason = ""
+
+    def send(self, frame: str) -> bool:
+        """Queue a frame; on overflow drop the connection (code 1013) and return False."""
+        if self.closed:
+            return False
+        try:
+            self.queue.put_nowait(frame)
+        except asyncio.QueueFull:
+            self.close(1013, "too slow: reconnect to get a snapshot")
+            return False
+        return True
+
+    def close(self, code: int, reason: str) -> None:
+        """Ask the writer to close the socket with ``code`` after nothing else."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code, self.close_reason = code, reason
+        while not self.queue.empty():  # nothing queued is worth sending to a dropped client
+            self.queue.get_nowait()
+        self.queue.put_nowait(None)
+
+    def __repr__(self) -> str:
+        return f"<Connection {self.id} seat={self.seat} seq={self.seq}>"

@@ -1,0 +1,121 @@
+"""Where a table writes what happened, before anyone is told (ARCHITECTURE lesson 11).
+
+`server.store.journal.SqlJournal` keeps it in the database; `MemoryJournal` keeps it in lists (tests,
+and ``sparrow serve --db memory``). A journal also hands back, on start, every table that was not
+finished, so it can be rebuilt to the exact action.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from game.deal import Event
+from server.tables.settings import TableSettings
+
+__all__ = ["Journal", "MemoryJournal", "Record", "SeatRecord", "StoredTable", "hash_token"]
+
+
+def hash_token(token: str) -> str:
+    """The SHA-256 hex digest kept in place of a seat token (tokens themselves are never stored)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """Who sits in a seat: a name and a token hash (None for a bot)."""
+
+    name: str
+    token_hash: str | None
+    bot: bool | None = None  # None: a bot exactly when there is no token (imported games have no tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One accepted action: the game version it produced, who acted, the action and its events."""
+
+    table: str
+    version: int
+    seat: int
+    action: dict[str, object]
+    events: list[Event]
+    at: float
+    auto: str | None = None  # "timer" or "bot" when the server acted for the seat
+    deal: int = 0  # the deal the action was played in: its number, dealer and prevailing wind
+    dealer: int = 0
+    round_wind: str = "E"
+
+
+@dataclass(slots=True)
+class StoredTable:
+    """Everything needed to rebuild a table: settings, seed, seats, and the action log."""
+
+    id: str
+    settings: TableSettings
+    seed: int
+    created: float
+    status: str = "waiting"
+    owner: int | None = None
+    seats: list[SeatRecord | None] = field(default_factory=lambda: [None] * 4)
+    actions: list[tuple[int, dict[str, object]]] = field(default_factory=list)
+    chat: list[dict[str, object]] = field(default_factory=list)
+
+
+class Journal(Protocol):
+    """Durable record of tables and their actions. Each call returns once the write is durable."""
+
+    async def table_created(self, table: StoredTable) -> None:
+        """A new table (no seats yet)."""
+
+    async def seats_changed(self, table: str, seats: list[SeatRecord | None], owner: int | None) -> None:
+        """The seats (and the owner) are now these."""
+
+    async def started(self, table: str, at: float) -> None:
+        """The game began."""
+
+    async def record(self, record: Record) -> None:
+        """One accepted action."""
+
+    async def chat(self, table: str, line: dict[str, object]) -> None:
+        """A chat line."""
+
+    async def unfinished(self) -> list[StoredTable]:
+        """Every table that is waiting or playing, with its log, oldest first."""
+
+
+@dataclass
+class MemoryJournal:
+    """A journal that keeps everything in memory: lost when the process ends."""
+
+    tables: dict[str, StoredTable] = field(default_factory=dict)
+    records: list[Record] = field(default_factory=list)
+
+    async def table_created(self, table: StoredTable) -> None:
+        """Keep the table."""
+        self.tables[table.id] = table
+
+    async def seats_changed(self, table: str, seats: list[SeatRecord | None], owner: int | None) -> None:
+        """Replace the seats."""
+        self.tables[table].seats, self.tables[table].owner = list(seats), owner
+
+    async def started(self, table: str, at: float) -> None:
+        """Mark it playing."""
+        self.tables[table].status = "playing"
+
+    async def record(self, record: Record) -> None:
+        """Append the record."""
+        self.records.append(record)
+        stored = self.tables.get(record.table)
+        if stored is not None:
+            stored.actions.append((record.seat, record.action))
+            if any(e["type"] == "game_end" for e in record.events):
+                stored.status = "over"
+
+    async def chat(self, table: str, line: dict[str, object]) -> None:
+        """Append the line."""
+        self.tables[table].chat.append(line)
+
+    async def unfinished(self) -> list[StoredTable]:
+        """Tables not yet over."""
+        return [t for t in self.tables.values() if t.status in ("waiting", "playing")]

@@ -1,0 +1,140 @@
+"""What arrives in a table's inbox. Requests from the lobby carry a future for the answer;
+socket intents carry the connection and the client's request id; timer firings carry the window
+token they were armed for, so a late firing for a closed window does nothing (lesson 7).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from server.tables.connection import Connection
+
+__all__ = [
+    "Act",
+    "AddBots",
+    "Attach",
+    "BotMove",
+    "Chat",
+    "Deadline",
+    "Detach",
+    "GraceOver",
+    "Join",
+    "Leave",
+    "Message",
+    "Resync",
+    "Start",
+    "Stop",
+]
+
+
+def _future() -> asyncio.Future[object]:
+    return asyncio.get_running_loop().create_future()
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    """A person asks for a seat (``seat`` None: the first free one)."""
+
+    name: str
+    seat: int | None = None
+    reply: asyncio.Future[object] = field(default_factory=_future)
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    """A seated person gives the seat back before the game starts."""
+
+    token: str
+    reply: asyncio.Future[object] = field(default_factory=_future)
+
+
+@dataclass(frozen=True, slots=True)
+class AddBots:
+    """The owner fills every empty seat with a bot."""
+
+    token: str
+    reply: asyncio.Future[object] = field(default_factory=_future)
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """The owner starts the game once four are seated."""
+
+    token: str
+    reply: asyncio.Future[object] = field(default_factory=_future)
+
+
+@dataclass(frozen=True, slots=True)
+class Attach:
+    """A socket authenticated with a seat token (or none, as a spectator) joins the table."""
+
+    conn: Connection
+    token: str | None
+    reply: asyncio.Future[object] = field(default_factory=_future)
+
+
+@dataclass(frozen=True, slots=True)
+class Detach:
+    """A socket closed."""
+
+    conn: Connection
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """A seat's intent: an engine action for the decision ``window`` it was offered in."""
+
+    conn: Connection
+    request: int
+    action: object
+    window: object
+
+
+@dataclass(frozen=True, slots=True)
+class Chat:
+    """A chat line from a connection."""
+
+    conn: Connection
+    request: int
+    text: object
+
+
+@dataclass(frozen=True, slots=True)
+class Resync:
+    """A connection saw a gap and asks for a snapshot."""
+
+    conn: Connection
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """The turn, claim or ready deadline of ``window`` has passed."""
+
+    window: int
+
+
+@dataclass(frozen=True, slots=True)
+class BotMove:
+    """A bot's thinking time in ``window`` is over: it acts for ``seat``."""
+
+    window: int
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class GraceOver:
+    """The grace period of ``seat``, away since ``since``, has ended: a bot takes over."""
+
+    seat: int
+    since: float
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """Close the table: cancel timers, close sockets with ``code``, end the task."""
+
+    code: int = 1001
+
+
+Message = Join | Leave | AddBots | Start | Attach | Detach | Act | Chat | Resync | Deadline | BotMove | GraceOver | Stop

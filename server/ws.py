@@ -1,0 +1,187 @@
+"""The `/ws` endpoint: accept, check the Origin, authenticate with `hello`, attach to the table, then
+a reader loop (this coroutine) and a writer task draining the connection's queue. No rules here:
+intents go to the table's actor, which answers each one with `ack` or `refused`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from server.lobby import Lobby
+from server.protocol import (
+    ClientAct,
+    ClientChat,
+    ClientHello,
+    ClientPing,
+    ClientResync,
+    ProtocolError,
+    parse_client_msg,
+)
+from server.tables.actor import TableActor
+from server.tables.connection import Connection, encode
+from server.tables.errors import TableError
+from server.tables.messages import Act, Attach, Chat, Detach, Resync
+
+__all__ = ["SocketConfig", "RateLimiter", "table_socket"]
+
+POLICY_VIOLATION = 1008  # bad Origin, bad token, flooding
+GOING_AWAY = 1001
+
+
+@dataclass(frozen=True, slots=True)
+class SocketConfig:
+    """Limits for every socket."""
+
+    allowed_origins: tuple[str, ...] = ()  # besides the server's own host
+    hello_timeout: float = 10.0  # seconds to send `hello` after connecting
+    idle_timeout: float = 75.0  # close a socket silent this long (clients ping every 25 s)
+    rate: float = 10.0  # messages per second allowed on average …
+    burst: int = 30  # … with bursts up to this many
+    max_refusals: int = 200  # a client refused this many times in a row for flooding is cut off
+
+
+class RateLimiter:
+    """A token bucket: ``rate`` messages per second, bursts up to ``burst``."""
+
+    def __init__(self, rate: float, burst: int, now: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = float(burst)
+        self.stamp = now
+
+    def allow(self, now: float) -> bool:
+        """Take a token if one is left."""
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+def origin_allowed(websocket: WebSocket, config: SocketConfig) -> bool:
+    """A browser's Origin must be this server itself or one the operator allowed; clients that send no
+    Origin (not browsers, so not a cross-site page) are let through to authenticate with a token.
+    """
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    if origin in config.allowed_origins:
+        return True
+    return urlsplit(origin).netloc.lower() == websocket.headers.get("host", "").lower()
+
+
+def _refusal(exc: ProtocolError | TableError, request: int | None) -> str:
+    return encode("refused", {"id": request, "reason": exc.reason, "message": exc.message})
+
+
+async def table_socket(websocket: WebSocket) -> None:
+    """Serve one client socket for its whole life."""
+    lobby: Lobby = websocket.app.state.lobby
+    config: SocketConfig = websocket.app.state.socket_config
+    if not origin_allowed(websocket, config):
+        await websocket.close(POLICY_VIOLATION, "origin not allowed")  # before accept: answered with HTTP 403
+        return
+    await websocket.accept()
+    try:
+        conn, actor = await _authenticate(websocket, lobby, config)
+    except WebSocketDisconnect:
+        return
+    except TimeoutError:  # returning without a close frame would drop the TCP connection (1006)
+        with contextlib.suppress(Exception):
+            await websocket.close(POLICY_VIOLATION, "no hello in time")
+        return
+    except (ProtocolError, TableError) as exc:
+        with contextlib.suppress(Exception):
+            await websocket.send_text(_refusal(exc, None))
+            await websocket.close(POLICY_VIOLATION, exc.reason)
+        return
+    writer = asyncio.get_running_loop().create_task(_writer(websocket, conn))
+    try:
+        await _reader(websocket, conn, actor, config)
+    except (WebSocketDisconnect, TimeoutError, RuntimeError):
+        pass
+    finally:
+        actor.post(Detach(conn))
+        conn.close(GOING_AWAY, "")
+        await writer
+
+
+async def _authenticate(websocket: WebSocket, lobby: Lobby, config: SocketConfig) -> tuple[Connection, TableActor]:
+    frame = await asyncio.wait_for(_receive(websocket), config.hello_timeout)
+    msg = parse_client_msg(frame)
+    if not isinstance(msg, ClientHello):
+        raise ProtocolError("auth/hello_first", "send hello {table, token} before anything else")
+    actor = lobby.get(msg.table)
+    conn = Connection(None)
+    await actor.ask(Attach(conn, msg.token))
+    return conn, actor
+
+
+async def _receive(websocket: WebSocket) -> str | bytes:
+    message = await websocket.receive()
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000))
+    text: str | None = message.get("text")
+    return text if text is not None else message.get("bytes") or b""
+
+
+async def _reader(websocket: WebSocket, conn: Connection, actor: TableActor, config: SocketConfig) -> None:
+    loop = asyncio.get_running_loop()
+    limiter = RateLimiter(config.rate, config.burst, loop.time())
+    refusals = 0
+    while not conn.closed:
+        frame = await asyncio.wait_for(_receive(websocket), config.idle_timeout)
+        if not limiter.allow(loop.time()):
+            refusals += 1
+            conn.send(_refusal(ProtocolError("rate/limited", "slow down: too many messages"), _request_id(frame)))
+            if refusals >= config.max_refusals:
+                conn.close(POLICY_VIOLATION, "flooding")
+            continue
+        refusals = 0
+        try:
+            msg = parse_client_msg(frame)
+        except ProtocolError as exc:
+            conn.send(_refusal(exc, exc.request))
+            continue
+        match msg:
+            case ClientPing():
+                conn.send(encode("pong", {"now": int(actor.clock.now() * 1000)}))
+            case ClientResync():
+                actor.post(Resync(conn))
+            case ClientAct(request, action, window, seat):
+                if seat is not None and seat != conn.seat:
+                    error = TableError("seat/not_yours", f"this socket plays seat {conn.seat}, not {seat!r}")
+                    conn.send(_refusal_table(error, request))
+                else:
+                    actor.post(Act(conn, request, action, window))
+            case ClientChat(request, text):
+                actor.post(Chat(conn, request, text))
+            case ClientHello():
+                conn.send(encode("refused", {"id": None, "reason": "auth/already", "message": "already authenticated"}))
+
+
+def _request_id(frame: str | bytes) -> int | None:
+    """The request id of a frame refused unread, so that the client can match the refusal to it."""
+    try:
+        msg = parse_client_msg(frame)  # at most MAX_FRAME bytes: cheap next to what a table does with it
+    except ProtocolError as exc:
+        return exc.request
+    return msg.request if isinstance(msg, ClientAct | ClientChat) else None
+
+
+def _refusal_table(exc: TableError, request: int) -> str:
+    return encode("refused", {"id": request, **exc.to_json()})
+
+
+async def _writer(websocket: WebSocket, conn: Connection) -> None:
+    try:
+        while (frame := await conn.queue.get()) is not None:
+            await websocket.send_text(frame)
+        await websocket.close(conn.close_code or GOING_AWAY, conn.close_reason)
+    except Exception:  # the client has gone: nothing left to tell it
+        return

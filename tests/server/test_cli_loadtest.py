@@ -1,0 +1,47 @@
+"""``sparrow loadtest`` against a live in-process server: two tables play one hand as fast as allowed,
+and the report counts what happened. No timing thresholds: this machine is shared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+import uvicorn
+
+from server.app import create_app
+from server.cli import build_parser
+from server.cli.loadtest import Options, loadtest
+
+
+@pytest.mark.asyncio
+async def test_loadtest_plays_two_tables_and_reports_sane_figures() -> None:
+    config = uvicorn.Config(create_app(), host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            assert not serving.done(), "the server did not start"
+            await asyncio.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        options = Options(url=f"ws://127.0.0.1:{port}/ws", tables=2, hands=1, think=0, server_pid=os.getpid())
+        report = await asyncio.wait_for(loadtest(options), 60)
+    finally:
+        server.should_exit = True
+        await serving
+
+    assert report["tables_finished"] == 2 and report["hands_played"] == 2
+    latency, frames, errors = report["latency_ms"], report["frames"], report["errors"]
+    assert latency["count"] > 0 and 0 < latency["p50"] <= latency["p99"] <= latency["max"]
+    assert report["intents"] >= latency["count"] and report["answer_ms"]["count"] > 0
+    assert frames["received"] > 0 and frames["diff_frames"] > 0 and frames["bytes"] > 0
+    assert 0 < frames["median_diff_bytes"] < frames["snapshot_bytes_median"]
+    assert report["server"]["pid"] == os.getpid() and report["client"]["cpu_percent"] >= 0
+    assert errors["disconnects"] == 0 and errors["timeouts"] == 0 and errors["resyncs"] == 0
+
+
+def test_loadtest_command_line() -> None:
+    args = build_parser().parse_args(["loadtest", "--tables", "3", "--hands", "2", "--think", "0.5", "--json"])
+    assert (args.tables, args.hands, args.think, args.json) == (3, 2, 0.5, True)
+    assert args.url == "ws://127.0.0.1:8765/ws"

@@ -1,0 +1,59 @@
+"""The diff format of docs/protocol.md: `patch(old, diff(old, new)) == new` for any JSON documents."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from server.statediff import PatchError, diff, patch
+
+keys = st.text(alphabet="abcxyz019_", min_size=1, max_size=4)
+scalars = st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=3)
+documents = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(keys, inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@given(documents, documents)
+def test_patch_of_diff_rebuilds_the_new_document(old: object, new: object) -> None:
+    assert patch(old, diff(old, new)) == new
+
+
+@given(documents)
+def test_equal_documents_have_an_empty_diff(doc: object) -> None:
+    assert diff(doc, doc) is None
+
+
+@given(documents, documents)
+def test_diff_and_patch_leave_their_inputs_alone(old: object, new: object) -> None:
+    before = repr((old, new))
+    patch(old, diff(old, new))
+    assert repr((old, new)) == before
+
+
+def test_an_appended_discard_is_one_small_change() -> None:
+    old = {"game": {"discards": [{"seat": 0, "tile": "1b"}], "wall": {"live": 70, "dead": 8}}}
+    new = {"game": {"discards": [{"seat": 0, "tile": "1b"}, {"seat": 1, "tile": "W"}], "wall": {"live": 69, "dead": 8}}}
+    assert diff(old, new) == {"game": {"discards": {"+": [{"seat": 1, "tile": "W"}]}, "wall": {"live": [69]}}}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        [1, 2],
+        "text",
+        {"missing": {"key": [1]}},
+        {"a": {"+": [1]}},
+        {"nope": []},
+        {"l": {"#": 5}},
+        {"l": {"9": [1]}},
+        {"l": {"x": [1]}},
+        {"l": {"+": 3}},
+    ],
+)
+def test_a_diff_that_does_not_fit_is_refused(change: object) -> None:
+    with pytest.raises(PatchError):
+        patch({"a": 1, "l": [1, 2]}, change)

@@ -1,0 +1,168 @@
+"""Seating, ownership, bots, starting, chat and spectators at the table actor (issue 4, items 2 and 5)."""
+
+from __future__ import annotations
+
+import pytest
+from tablekit import Client, Kit
+
+from server.tables.errors import TableError
+from server.tables.messages import AddBots, BotMove, Join, Leave, Start
+
+pytestmark = pytest.mark.asyncio
+
+
+async def create(kit: Kit, **request: object) -> tuple[str, str]:
+    owner = await kit.lobby.create({"name": "T", "player": "Ann", **request})
+    return str(owner["table"]), str(owner["token"])
+
+
+async def refusal(coro: object) -> str:
+    with pytest.raises(TableError) as caught:
+        await coro  # type: ignore[misc]
+    return caught.value.reason
+
+
+async def test_seats_fill_in_order_and_a_full_table_refuses_more() -> None:
+    kit = Kit()
+    table, _ = await create(kit)
+    actor = kit.lobby.get(table)
+    seats = [(await actor.ask(Join(name)))["seat"] for name in ("Bob", "Cy", "Di")]  # type: ignore[index]
+    assert seats == [1, 2, 3]
+    assert await refusal(actor.ask(Join("Ed"))) == "seat/full"
+    assert [s["name"] for s in actor.state.public()["seats"]] == ["Ann", "Bob", "Cy", "Di"]
+
+
+async def test_names_are_checked_and_unique_at_a_table() -> None:
+    kit = Kit()
+    table, _ = await create(kit)
+    actor = kit.lobby.get(table)
+    assert await refusal(actor.ask(Join("ann"))) == "seat/name_taken"
+    assert await refusal(actor.ask(Join(""))) == "input/bad_text"
+    assert await refusal(actor.ask(Join("x" * 25))) == "input/bad_text"
+    assert await refusal(actor.ask(Join("bell\x07"))) == "input/bad_text"
+    assert await refusal(actor.ask(Join("Bob", 0))) == "seat/taken"
+    assert await refusal(actor.ask(Join("Bob", 7))) == "seat/bad_seat"
+    joined = await actor.ask(Join("  Bob   Smith ", 3))
+    assert joined["seat"] == 3 and actor.seats[3].name == "Bob Smith"  # type: ignore[index, union-attr]
+
+
+async def test_only_the_owner_adds_bots_and_starts_and_only_with_four() -> None:
+    kit = Kit()
+    table, owner = await create(kit)
+    actor = kit.lobby.get(table)
+    bob = (await actor.ask(Join("Bob")))["token"]  # type: ignore[index]
+    assert await refusal(actor.ask(Start(owner))) == "table/not_full"
+    assert await refusal(actor.ask(AddBots(bob))) == "table/not_owner"
+    assert await refusal(actor.ask(Start(bob))) == "table/not_owner"
+    assert (await actor.ask(AddBots(owner))) == {"added": [2, 3]}
+    assert await refusal(actor.ask(Start(bob))) == "table/not_owner"
+    assert await actor.ask(Start(owner)) == {"started": True}
+    assert actor.status == "playing" and actor.game is not None
+    assert await refusal(actor.ask(Join("Late"))) == "table/started"
+    assert await refusal(actor.ask(Start(owner))) == "table/started"
+
+
+async def test_leaving_before_the_start_frees_the_seat_and_passes_ownership() -> None:
+    kit = Kit()
+    table, owner = await create(kit)
+    actor = kit.lobby.get(table)
+    bob = (await actor.ask(Join("Bob")))["token"]  # type: ignore[index]
+    assert await actor.ask(Leave(owner)) == {"left": 0}
+    assert actor.seats[0] is None and actor.state.public()["owner"] == 1
+    assert await refusal(actor.ask(AddBots(owner))) == "table/not_owner"
+    assert await actor.ask(AddBots(bob)) == {"added": [0, 2, 3]}
+    assert await refusal(actor.ask(Leave("not-a-token"))) == "auth/bad_token"
+
+
+async def test_bad_settings_are_refused_with_the_reason() -> None:
+    kit = Kit()
+    assert await refusal(kit.lobby.create({"player": "Ann", "ruleset": "mahjong-pro"})) == "table/bad_rules"
+    assert await refusal(kit.lobby.create({"player": "Ann", "overrides": {"limit": "lots"}})) == "table/bad_rules"
+    assert await refusal(kit.lobby.create({"player": "Ann", "timers": {"turn": 0.1}})) == "table/bad_timers"
+    assert await refusal(kit.lobby.create({"player": "Ann", "timers": {"nap": 5}})) == "table/bad_timers"
+    assert await refusal(kit.lobby.create({"player": "Ann", "public": "yes"})) == "table/bad_visibility"
+    assert await refusal(kit.lobby.create({"player": ""})) == "input/bad_text"
+    assert kit.lobby.tables == {}  # a refused table leaves nothing behind
+
+
+async def test_private_tables_are_not_listed_but_can_be_opened_by_id() -> None:
+    kit = Kit()
+    public, _ = await create(kit)
+    private, _ = await create(kit, public=False)
+    assert [t["id"] for t in kit.lobby.public_tables()] == [public]
+    assert kit.lobby.get(private).state.public()["public"] is False
+
+
+async def test_chat_reaches_every_seat_and_spectator_as_plain_text() -> None:
+    kit = Kit()
+    actor, clients = await kit.table(humans=2)
+    watcher = Client(actor, None)
+    await watcher.attach()
+    text = "<img src=x onerror=alert(1)>"
+    request = clients[1].chat(text)
+    await kit.settle(actor)
+    for c in [*clients, watcher]:
+        c.pump()
+        assert c.state["chat"][-1] == {"seat": 1, "name": "Bob", "text": text, "at": int(kit.clock.now() * 1000)}
+    assert clients[1].answers[request]["t"] == "ack"
+
+
+async def test_chat_refuses_spectators_and_bad_lines() -> None:
+    kit = Kit()
+    actor, clients = await kit.table(humans=1)
+    watcher = Client(actor, None)
+    await watcher.attach()
+    asks = {watcher.chat("hi"): "chat/spectator", clients[0].chat(""): "input/bad_text"}
+    asks[clients[0].chat("x" * 301)] = "input/bad_text"
+    asks[clients[0].chat(42)] = "input/bad_text"
+    await kit.settle(actor)
+    for c in (watcher, clients[0]):
+        c.pump()
+    answers = {**watcher.answers, **clients[0].answers}
+    assert {i: answers[i]["d"]["reason"] for i in asks} == asks
+    assert clients[0].state["chat"] == []
+
+
+async def test_spectators_see_no_concealed_tiles_and_cannot_act() -> None:
+    kit = Kit()
+    actor, clients = await kit.table(humans=4)
+    watcher = Client(actor, None)
+    await watcher.attach()
+    await kit.settle(actor)
+    watcher.pump()
+    assert watcher.state["seat"] is None and watcher.state["game"]["legal_actions"] == []
+    assert all("concealed" not in s for s in watcher.state["game"]["seats"])
+    request = watcher.act({"type": "pass"})
+    await kit.settle(actor)
+    watcher.pump()
+    assert watcher.answers[request]["d"]["reason"] == "seat/spectator"
+
+
+async def test_chat_history_is_kept_to_the_last_50_lines() -> None:
+    kit = Kit()
+    actor, clients = await kit.table(humans=1)
+    for n in range(60):
+        clients[0].chat(f"line {n}")
+    await kit.settle(actor)
+    clients[0].pump()
+    assert [m["text"] for m in clients[0].state["chat"]] == [f"line {n}" for n in range(10, 60)]
+
+
+async def test_a_table_survives_an_internal_error_and_plays_on() -> None:
+    kit = Kit()
+    actor, clients = await kit.table(humans=4)
+
+    def broken(game: object, seat: int) -> object:
+        raise RuntimeError("boom")
+
+    actor.bot = broken  # type: ignore[assignment]
+    seat = actor.game.deal.current
+    actor.seats[seat].substitute = True  # type: ignore[union-attr]
+    actor.post(BotMove(actor.window, seat))  # the bot's move raises inside the actor
+    await kit.settle(actor)
+    assert not actor.done and actor.game.version == 0
+    c = clients[seat]
+    request = c.act(c.legal[0])
+    await kit.settle(actor)
+    c.pump()
+    assert c.answers[request]["t"] == "ack" and actor.game.version == 1

@@ -1,0 +1,285 @@
+"""Abuse of the live server — foreign pages, other seats' moves, junk frames, floods, huge frames,
+bad API requests — is refused with a reason, and the table plays on afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+import pytest
+from livekit import LiveClient, LiveServer, turn_seat
+from websockets.exceptions import InvalidStatus
+
+from game.notation import parse_tiles
+from game.view import view
+from server.ws import SocketConfig
+
+
+def _refused(reason: str, request: int | None = None) -> Any:
+    def match(frame: dict[str, Any]) -> bool:
+        d = frame["d"]
+        return frame["t"] == "refused" and d["reason"] == reason and d["id"] == request and bool(d["message"])
+
+    return match
+
+
+def _simple(legal: list[dict[str, Any]]) -> dict[str, Any]:
+    """Pass a claim; in a turn, discard."""
+    for kind in ("pass", "discard"):
+        for action in legal:
+            if action["type"] == kind:
+                return action
+    return legal[0]
+
+
+async def _plays_on(clients: list[LiveClient]) -> None:
+    """The table is still playing: the seats to act make legal moves and get `ack` until the
+    decision closes, and every connected seat sees the next one open.
+    """
+    here = [c for c in clients if c.close_code is None]
+    window = here[0].state["clock"]["window"]
+    while True:
+        # The table sends its diff before the ack, so the mover's state is current; while the
+        # window is open, only the answering seat's own view changes.
+        mover = next(c for c in here if c.deciding)
+        answer = await mover.act(_simple(mover.legal))
+        assert answer["t"] == "ack", answer
+        if mover.state["clock"]["window"] != window:
+            break
+    for client in here:
+        await client.wait_for(lambda c=client: c.state["clock"]["window"] != window, "the next decision")
+
+
+# ------------------------------------------------------------------ the handshake
+@pytest.mark.asyncio
+async def test_socket_from_another_sites_page_is_refused_with_403(live: LiveServer) -> None:
+    table_id, clients = await live.playing()
+    with pytest.raises(InvalidStatus) as refused:
+        await live.connect(origin="http://evil.example")
+    assert refused.value.response.status_code == 403
+    # A page served by this very host may open one (its Origin names the Host it talks to).
+    mover = clients[turn_seat(clients[0])]
+    again = await live.attach(table_id, mover.token, origin=f"http://127.0.0.1:{live.port}")
+    assert again.state["seat"] == mover.state["seat"]
+    await _plays_on([again, *(c for c in clients if c is not mover)])
+
+
+@pytest.mark.asyncio
+async def test_origin_the_operator_allowed_is_accepted() -> None:
+    async with LiveServer.running(socket_config=SocketConfig(allowed_origins=("https://club.example",))) as live:
+        table_id, clients = await live.playing()
+        watcher = await live.attach(table_id, None, origin="https://club.example")
+        assert watcher.state["seat"] is None
+        with pytest.raises(InvalidStatus) as refused:
+            await live.connect(origin="https://other.example")
+        assert refused.value.response.status_code == 403
+        await _plays_on([*clients, watcher])
+
+
+@pytest.mark.asyncio
+async def test_bad_hello_is_refused_and_the_socket_closed_with_1008(live: LiveServer) -> None:
+    table_id, clients = await live.playing()
+    attempts = [
+        ("hello", {"table": table_id, "token": "not-a-seat-token"}, "auth/bad_token"),
+        ("hello", {"table": "no-such-table", "token": None}, "table/not_found"),
+        ("ping", None, "auth/hello_first"),
+    ]
+    for tag, data, reason in attempts:
+        intruder = await live.connect()
+        await intruder.send(tag, data)
+        await intruder.frame(_refused(reason), reason)
+        assert await intruder.closed() == 1008
+        assert intruder.state is None  # never got a snapshot
+    await _plays_on(clients)
+
+
+@pytest.mark.asyncio
+async def test_socket_that_never_says_hello_is_closed_with_1008() -> None:
+    async with LiveServer.running(socket_config=SocketConfig(hello_timeout=0.2)) as live:
+        table_id, clients = await live.playing()
+        silent = await live.connect()
+        assert await silent.closed() == 1008  # a close frame, not a dropped connection (1006)
+        await _plays_on(clients)
+
+
+# ------------------------------------------------------------------ acting out of place
+@pytest.mark.asyncio
+async def test_moves_for_another_seat_or_out_of_turn_are_refused(live: LiveServer) -> None:
+    table_id, clients = await live.playing()
+    turn = turn_seat(clients[0])
+    mover, other = clients[turn], clients[(turn + 1) % 4]
+    held = parse_tiles(other.game["seats"][other.state["seat"]]["concealed"])
+
+    answer = await other.act({"type": "discard", "tile": held[0].code})  # a tile it holds, but not its turn
+    assert _refused("action/not_your_turn", answer["d"]["id"])(answer), answer
+
+    answer = await mover.act(mover.legal[0], seat=other.state["seat"])  # claiming to be another seat
+    assert _refused("seat/not_yours", answer["d"]["id"])(answer), answer
+
+    watcher = await live.attach(table_id, None)
+    answer = await watcher.act(mover.legal[0])
+    assert _refused("seat/spectator", answer["d"]["id"])(answer), answer
+    assert watcher.game["legal_actions"] == []
+
+    answer = await mover.act(mover.legal[0], seat=mover.state["seat"])  # naming its own seat is fine
+    assert answer["t"] == "ack", answer
+    await _plays_on([*clients, watcher])
+
+
+# ------------------------------------------------------------------ junk frames
+def _act(request: int, action: object, window: int) -> str:
+    return json.dumps({"t": "act", "id": request, "d": {"action": action, "window": window}})
+
+
+@pytest.mark.asyncio
+async def test_junk_frames_are_refused_and_the_socket_stays_open(live: LiveServer) -> None:
+    table_id, clients = await live.playing()
+    mover = clients[turn_seat(clients[0])]
+
+    window = mover.state["clock"]["window"]
+    mark = mover.mark()
+    await mover.ws.send(json.dumps({"t": "ping", "d": {"pad": "x" * 5000}}))
+    await mover.frame(_refused("message/too_large"), "too_large", after=mark)
+
+    for raw, reason, request in [
+        ("{not json", "message/malformed", None),
+        ('["t", "ping"]', "message/malformed", None),
+        ('{"t": "dance", "id": 41}', "message/unknown", 41),
+        ('{"t": "act", "d": {"action": {"type": "pass"}, "window": 0}}', "message/bad_id", None),
+        ('{"t": "act", "id": "seven", "d": {}}', "message/bad_id", None),
+        ('{"t": "act", "id": 42, "d": {"window": 0}}', "message/bad_field", 42),
+        (_act(43, 5, window), "action/malformed", 43),
+        (_act(44, {"type": "fly"}, window), "action/unknown_type", 44),
+    ]:
+        mark = mover.mark()
+        await mover.ws.send(raw)
+        await mover.frame(_refused(reason, request), reason, after=mark)
+
+    await _plays_on(clients)  # the decision moves on …
+    next_mover = next(c for c in clients if c.deciding)
+    answer = await next_mover.act(next_mover.legal[0], window=window)  # … so the old token is stale
+    assert _refused("window/stale", answer["d"]["id"])(answer), answer
+    assert mover.close_code is None
+    await _plays_on(clients)
+
+
+# ------------------------------------------------------------------ floods
+@pytest.mark.asyncio
+async def test_flood_is_rate_limited_and_play_continues() -> None:
+    config = SocketConfig(rate=50.0, burst=20)
+    async with LiveServer.running(socket_config=config) as live:
+        table_id, clients = await live.playing()
+        flooder = clients[turn_seat(clients[0])]
+        window = flooder.state["clock"]["window"]
+        mark = flooder.mark()
+        for _ in range(200):
+            await flooder.send("ping")
+
+        def answers() -> list[dict[str, Any]]:
+            return [r.frame for r in flooder.received[mark:] if r.frame["t"] in ("pong", "refused")]
+
+        await flooder.wait_for(lambda: len(answers()) == 200, "an answer to every ping")
+        limited = [f for f in answers() if f["t"] == "refused"]
+        assert all(_refused("rate/limited")(f) for f in limited)
+        assert config.burst <= 200 - len(limited) < 100  # the burst got through, most of the rest did not
+        assert flooder.close_code is None
+
+        # Straight after the flood the move may be limited too: refused, but matched to its id.
+        # A well-behaved client waits for the bucket to refill and tries again.
+        while True:
+            answer = await flooder.act(_simple(flooder.legal))
+            if answer["t"] == "ack":
+                break
+            assert _refused("rate/limited", answer["d"]["id"])(answer), answer
+            await asyncio.sleep(1 / config.rate)
+        for client in clients:  # the other seats were never limited: the table plays on
+            await client.wait_for(lambda c=client: c.state["clock"]["window"] != window, "the discard")
+        await _plays_on(clients)
+
+
+@pytest.mark.asyncio
+async def test_client_that_keeps_flooding_is_cut_off_and_the_table_plays_on() -> None:
+    config = SocketConfig(rate=0.5, burst=5, max_refusals=20)
+    async with LiveServer.running(socket_config=config) as live:
+        table_id, clients = await live.playing()
+        flooder = clients[(turn_seat(clients[0]) + 1) % 4]
+        for _ in range(config.burst):
+            await flooder.send("ping")
+        # Requests refused unread for flooding are still answered by their id.
+        answer = await flooder.act({"type": "pass"})
+        assert _refused("rate/limited", answer["d"]["id"])(answer), answer
+        answer = await flooder.request("chat", {"text": "hello?"})
+        assert _refused("rate/limited", answer["d"]["id"])(answer), answer
+        mark = flooder.mark()
+        for _ in range(40):
+            await flooder.send("ping")
+        assert await flooder.closed() == 1008
+        got = [r.frame for r in flooder.received[mark:]]
+        # Frames still queued when the socket is cut off are dropped, so some answers may be missing.
+        assert not any(f["t"] == "pong" for f in got)
+        assert all(_refused("rate/limited")(f) for f in got if f["t"] == "refused")
+        others = [c for c in clients if c is not flooder]
+        await others[0].wait_for(
+            lambda: not others[0].state["table"]["seats"][flooder.state["seat"]]["connected"], "the seat to go away"
+        )
+        await _plays_on(others)
+
+
+@pytest.mark.asyncio
+async def test_frame_over_the_socket_limit_closes_only_that_socket(live: LiveServer) -> None:
+    table_id, clients = await live.playing()
+    turn = turn_seat(clients[0])
+    victim = clients[(turn + 2) % 4]
+    seat = victim.state["seat"]
+    await victim.ws.send("x" * 70_000)  # over uvicorn's ws_max_size (64 KiB)
+    assert await victim.closed() == 1009
+    others = [c for c in clients if c is not victim]
+    for client in others:
+        await client.wait_for(
+            lambda c=client: not c.state["table"]["seats"][seat]["connected"], "the seat to show as away"
+        )
+    await _plays_on(others)
+    back = await live.attach(table_id, victim.token)  # the seat is still theirs
+    assert back.game == view(live.table(table_id).game, seat)
+    assert back.state["table"]["seats"][seat]["connected"]
+    await _plays_on([*others, back])
+
+
+# ------------------------------------------------------------------ the HTTP API
+def _refusal(response: httpx.Response, status: int, reason: str) -> None:
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert error["reason"] == reason and error["message"], error
+
+
+@pytest.mark.asyncio
+async def test_bad_api_requests_are_refused_with_a_reason(live: LiveServer) -> None:
+    _refusal(await live.post("/api/tables", content=b"{not json"), 400, "input/malformed")
+    _refusal(await live.post("/api/tables", [1, 2]), 400, "input/malformed")
+    _refusal(await live.post("/api/tables", content=b"{" + b" " * 20_000 + b"}"), 413, "input/too_large")
+    _refusal(await live.post("/api/tables", {"player": "Ann", "ruleset": "klondike"}), 400, "table/bad_rules")
+    for timers in ({"turn": 1}, {"claim": "soon"}, {"warp": 3}, [30]):
+        _refusal(await live.post("/api/tables", {"player": "Ann", "timers": timers}), 400, "table/bad_timers")
+    _refusal(await live.post("/api/tables", {"player": ""}), 400, "input/bad_text")
+    _refusal(await live.post("/api/tables/nope/join", {"name": "Eve"}), 404, "table/not_found")
+    assert (await live.http.get("/api/tables")).json() == {"tables": []}  # no refused request left a table
+
+    owner = await live.create()
+    table_id = owner["table"]
+    bob = await live.join(table_id, "Bob")
+    _refusal(await live.post(f"/api/tables/{table_id}/join", {"name": "bob"}), 409, "seat/name_taken")
+    _refusal(await live.post(f"/api/tables/{table_id}/start", {"token": owner["token"]}), 409, "table/not_full")
+    await live.join(table_id, "Cy")
+    await live.join(table_id, "Di")
+    _refusal(await live.post(f"/api/tables/{table_id}/join", {"name": "Eve"}), 409, "seat/full")
+    _refusal(await live.post(f"/api/tables/{table_id}/start", {"token": bob["token"]}), 403, "table/not_owner")
+    _refusal(await live.post(f"/api/tables/{table_id}/start", {}), 401, "auth/missing_token")
+    _refusal(await live.post(f"/api/tables/{table_id}/start", {"token": "forged"}), 403, "table/not_owner")
+
+    await live.start(table_id, owner["token"])  # the table is none the worse
+    _refusal(await live.post(f"/api/tables/{table_id}/join", {"name": "Eve"}), 409, "table/started")
+    shown = (await live.http.get(f"/api/tables/{table_id}")).json()
+    assert shown["status"] == "playing" and [s["name"] for s in shown["seats"]] == ["Ann", "Bob", "Cy", "Di"]
