@@ -1,0 +1,1 @@
+"""Storage: SQLAlchemy models, the engine and sessions, migrations, and the repository functions."""

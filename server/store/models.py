@@ -1,0 +1,127 @@
+"""The database schema (SQLAlchemy 2, typed declarative models). Change it only with a new Alembic
+migration in migrations/versions; never edit a shipped one.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, ForeignKey, Index, Integer, MetaData, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+__all__ = ["ActionRow", "Base", "ChatRow", "GameRow", "HandRow", "PlayerRow", "SeatRow"]
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    """Base of every model; constraint names follow :data:`NAMING` so migrations are stable."""
+
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class PlayerRow(Base):
+    """A display name that has sat at a table (players have no accounts yet)."""
+
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(24), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class GameRow(Base):
+    """One table's game: the ruleset frozen as JSON with its hash, the seed, status and scores."""
+
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(40))
+    ruleset: Mapped[str] = mapped_column(String(40))
+    ruleset_version: Mapped[str] = mapped_column(String(16))
+    options: Mapped[dict[str, Any]]
+    overrides: Mapped[dict[str, Any]]
+    timers: Mapped[dict[str, Any]]
+    public: Mapped[bool] = mapped_column(Boolean)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(10))  # waiting, playing, over (indexed with created_at)
+    owner_seat: Mapped[int | None] = mapped_column(Integer)
+    version: Mapped[int] = mapped_column(Integer, default=0)  # actions applied
+    hands: Mapped[int] = mapped_column(Integer, default=0)  # deals finished
+    scores: Mapped[list[Any] | None]  # running totals after the last finished deal; final once over
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class SeatRow(Base):
+    """Who sat where. A person's seat token is kept only as a SHA-256 hash."""
+
+    __tablename__ = "seats"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(24))
+    bot: Mapped[bool] = mapped_column(Boolean)
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
+    token_hash: Mapped[str | None] = mapped_column(String(64))
+    score: Mapped[int | None] = mapped_column(Integer)  # running total, final once the game is over
+
+
+class ActionRow(Base):
+    """One accepted action, in order: the log a game is rebuilt and replayed from."""
+
+    __tablename__ = "actions"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)  # the game version this action produced
+    seat: Mapped[int] = mapped_column(Integer)
+    action: Mapped[dict[str, Any]]
+    events: Mapped[list[Any]]
+    auto: Mapped[str | None] = mapped_column(String(8))  # "timer" or "bot" when the server acted
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class HandRow(Base):
+    """One finished deal: who won and how, every seat's score and payment, and the totals after it."""
+
+    __tablename__ = "hands"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_wind: Mapped[str] = mapped_column(String(1))
+    dealer: Mapped[int] = mapped_column(Integer)
+    winner: Mapped[int | None] = mapped_column(Integer)
+    termination: Mapped[str] = mapped_column(String(16))
+    win_by: Mapped[str | None] = mapped_column(String(16))  # wall, loose, discard or robbed_kong (R7)
+    discarder: Mapped[int | None] = mapped_column(Integer)  # who dealt in, for a win on a discard or a robbed kong
+    value: Mapped[int | None] = mapped_column(Integer)  # the winning hand's value (R10), before payment
+    result: Mapped[dict[str, Any]]  # the whole deal_end event: hands, score items, payments
+    changes: Mapped[list[Any]]
+    totals: Mapped[list[Any]]
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ChatRow(Base):
+    """A chat line at a table."""
+
+    __tablename__ = "chat"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(24))
+    text: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+Index("ix_seats_player_game", SeatRow.player_id, SeatRow.game_id)
+Index("ix_games_status_created", GameRow.status, GameRow.created_at)

@@ -1,0 +1,54 @@
+"""The database engine: SQLite (a file in the data directory, WAL mode) by default, or any URL such
+as ``postgresql+asyncpg://…`` from ``--db`` or ``SPARROW_DB``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+
+__all__ = ["database_url", "make_engine", "make_sessions"]
+
+DEFAULT_DATA_DIR = Path("data")
+
+
+def database_url(url: str | None = None, data_dir: Path | None = None) -> str:
+    """The database to use: ``url``, else ``$SPARROW_DB``, else ``sqlite`` in ``data_dir`` (./data)."""
+    chosen = url or os.environ.get("SPARROW_DB")
+    if chosen:
+        parsed = make_url(chosen)
+        if parsed.drivername == "postgresql":  # plain postgresql:// means the async driver here
+            chosen = parsed.set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
+        elif parsed.drivername == "sqlite":
+            chosen = parsed.set(drivername="sqlite+aiosqlite").render_as_string(hide_password=False)
+        return chosen
+    folder = data_dir or Path(os.environ.get("SPARROW_DATA", DEFAULT_DATA_DIR))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite+aiosqlite:///{(folder / 'sparrow.db').resolve()}"
+
+
+def make_engine(url: str) -> AsyncEngine:
+    """An async engine for ``url``; SQLite files get WAL mode, full fsync and foreign keys."""
+    engine = create_async_engine(url, pool_pre_ping=not url.startswith("sqlite"))
+    if engine.dialect.name == "sqlite":
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=FULL")  # an acknowledged action survives power loss too
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=5000")
+            cursor.close()
+
+    return engine
+
+
+def make_sessions(engine: AsyncEngine) -> async_sessionmaker[Any]:
+    """The session factory (objects stay usable after commit)."""
+    return async_sessionmaker(engine, expire_on_commit=False)
