@@ -1,0 +1,108 @@
+"""The browser client's pages: the lobby (`/`), a table (`/t/{table_id}`, also the invite link) and the
+static files (`/static`). The pages are shells; the scripts in static/js/ fill them from the lobby API
+and the table's socket (docs/protocol.md). Templates only render the context prepared here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+import jinja2
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from game.rulesets import RULESETS
+from server.lobby import Lobby
+from server.tables.errors import TableError
+from server.tables.settings import NAME_MAX, TABLE_NAME_MAX, Timers
+
+__all__ = ["TEMPLATES", "STATIC", "SECURITY_HEADERS", "Render", "templates_env", "page_renderer", "page_routes"]
+
+_ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = _ROOT / "templates"
+STATIC = _ROOT / "static"
+
+# Pages load nothing but their own scripts, styles and fonts, and talk only to their own server; an
+# injected `<img onerror=…>` could not run even if some text were ever rendered as HTML.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
+        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
+
+
+def templates_env(directory: Path = TEMPLATES) -> Jinja2Templates:
+    """The page templates in ``directory``: autoescaped, strict about undefined names, with a
+    ``url_for`` that gives paths."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(directory), autoescape=True, undefined=jinja2.StrictUndefined
+    )
+
+    @jinja2.pass_context
+    def url_for(context: dict[str, Any], name: str, /, **path_params: Any) -> str:
+        # A path, not an absolute URL: the pages stay right behind a proxy that terminates TLS.
+        request: Request = context["request"]
+        return request.url_for(name, **path_params).path
+
+    env.globals["url_for"] = url_for
+    return Jinja2Templates(env=env)
+
+
+class Render(Protocol):
+    """Renders page template ``name`` with ``context`` as a response with the security headers."""
+
+    def __call__(self, request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response: ...
+
+
+def page_renderer(directory: Path = TEMPLATES) -> Render:
+    """A :class:`Render` for the templates in ``directory``: every page goes out with :data:`SECURITY_HEADERS`."""
+    templates = templates_env(directory)
+
+    def render(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
+        return templates.TemplateResponse(request, name, context, status_code=status, headers=SECURITY_HEADERS)
+
+    return render
+
+
+def page_routes(templates_dir: Path = TEMPLATES, static_dir: Path = STATIC) -> list[BaseRoute]:
+    """The page routes and the static mount, to add to the application's routes."""
+    render = page_renderer(templates_dir)
+
+    async def lobby_page(request: Request) -> Response:
+        timers = Timers()
+        return render(
+            request,
+            "lobby.html",
+            {
+                "rulesets": list(RULESETS),
+                "timers": timers,
+                "name_max": NAME_MAX,
+                "table_name_max": TABLE_NAME_MAX,
+            },
+        )
+
+    async def table_page(request: Request) -> Response:
+        table_id = request.path_params["table_id"]
+        lobby: Lobby = request.app.state.lobby
+        try:
+            actor = lobby.get(table_id)
+        except TableError as exc:
+            return render(request, "missing.html", {"table_id": table_id, "message": exc.message}, status=exc.status)
+        return render(
+            request,
+            "table.html",
+            {"table_id": actor.id, "table_name": actor.settings.name, "name_max": NAME_MAX},
+        )
+
+    return [
+        Route("/", lobby_page, methods=["GET"], name="lobby_page"),
+        Route("/t/{table_id}", table_page, methods=["GET"], name="table_page"),
+        Mount("/static", StaticFiles(directory=static_dir), name="static"),
+    ]

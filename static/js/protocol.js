@@ -1,0 +1,247 @@
+// The table socket's protocol (docs/protocol.md): message tags, close codes, the diff `patch`, and
+// `TableSocket`, a connection that says hello, rebuilds the state from a snapshot and numbered diffs,
+// asks for a resync on a gap, answers intents by id, pings, and reconnects with backoff.
+// Mirrors server/protocol.py (inbound) and server/tables/connection.py (outbound).
+
+/** Client → server tags. */
+export const C = Object.freeze({
+  HELLO: "hello",
+  ACT: "act",
+  CHAT: "chat",
+  RESYNC: "resync",
+  PING: "ping",
+});
+
+/** Server → client tags. */
+export const S = Object.freeze({
+  SNAPSHOT: "snapshot",
+  DIFF: "diff",
+  ACK: "ack",
+  REFUSED: "refused",
+  PONG: "pong",
+});
+
+/** Close codes the server uses. */
+export const CLOSE = Object.freeze({
+  LEFT: 1000, // you left your seat
+  GOING_AWAY: 1001, // the table closed, the socket was idle, or the server is going away
+  POLICY: 1008, // bad hello (no such table, bad token), or flooding
+  TOO_BIG: 1009,
+  RESTART: 1012, // the server is restarting: reconnect with the same token
+  TOO_SLOW: 1013, // reconnect and you get a snapshot
+});
+
+export const PING_EVERY_MS = 25_000;
+const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 15000];
+
+/**
+ * Apply one diff to a state document (docs/protocol.md §3); the input is not modified.
+ *  `[value]` replaces the node; `[]` removes the key; an object changes keys of an object, or
+ *  elements of a list (`"3"`), cuts a list (`"#": n`) and appends to it (`"+": [...]`).
+ */
+export function patch(node, change) {
+  if (Array.isArray(change)) return change[0];
+  if (Array.isArray(node)) {
+    const out = node.slice();
+    for (const [k, sub] of Object.entries(change))
+      if (k !== "#" && k !== "+") out[+k] = patch(out[+k], sub);
+    if ("#" in change) out.length = change["#"];
+    if ("+" in change) out.push(...change["+"]);
+    return out;
+  }
+  if (node === null || typeof node !== "object") throw new Error("diff does not fit the state");
+  const out = { ...node };
+  for (const [k, sub] of Object.entries(change))
+    if (Array.isArray(sub) && sub.length === 0) delete out[k];
+    else out[k] = patch(out[k], sub);
+  return out;
+}
+
+/** The socket URL for a path such as "/ws", on this page's host. */
+export function socketUrl(path) {
+  const url = new URL(path, window.location.href);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  return url.href;
+}
+
+/**
+ * One table's connection. Callbacks:
+ *  onState(state, serverNowMs)  after every snapshot or applied diff
+ *  onStatus(status, detail)     "connecting" | "open" | "waiting" (reconnect in detail ms) | "closed"
+ *  onAnswer(frame, request)     an ack or refused for an intent this client sent
+ *  onRefusedHello(frame)        the hello was refused (bad token, no such table)
+ *  onClockOffset(offsetMs)      server clock minus local clock, from snapshots and pongs
+ */
+export class TableSocket {
+  constructor({ path, table, token, ...callbacks }) {
+    this.path = path;
+    this.table = table;
+    this.token = token || null;
+    this.cb = callbacks;
+    this.state = null;
+    this.seq = 0;
+    this.ws = null;
+    this.nextId = 1;
+    this.pending = new Map(); // request id → what was asked
+    this.attempt = 0;
+    this.stopped = false;
+    this.awaitingSnapshot = true;
+    this.retryTimer = null;
+    this.pingTimer = null;
+  }
+
+  /** Open the socket (again). */
+  connect() {
+    clearTimeout(this.retryTimer);
+    this.stopped = false;
+    this.awaitingSnapshot = true;
+    this.authenticated = false; // until this socket's first snapshot
+    this.status("connecting");
+    let ws;
+    try {
+      ws = new WebSocket(socketUrl(this.path));
+    } catch (err) {
+      this.retry();
+      return;
+    }
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      this.send(C.HELLO, { table: this.table, token: this.token });
+      clearInterval(this.pingTimer);
+      this.pingTimer = setInterval(() => this.send(C.PING), PING_EVERY_MS);
+    });
+    ws.addEventListener("message", (event) => this.receive(event.data));
+    ws.addEventListener("close", (event) => this.closed(ws, event));
+  }
+
+  /** Switch to another seat token (or none, to watch) and reconnect. */
+  reconnectAs(token) {
+    this.token = token || null;
+    this.stop();
+    this.connect();
+  }
+
+  /** Close for good (no reconnect). */
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    clearInterval(this.pingTimer);
+    if (this.ws) {
+      const ws = this.ws;
+      this.ws = null;
+      ws.close(1000);
+    }
+  }
+
+  status(kind, detail) {
+    if (this.cb.onStatus) this.cb.onStatus(kind, detail);
+  }
+
+  send(tag, data, id) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    const frame = { t: tag };
+    if (id !== undefined) frame.id = id;
+    if (data !== undefined) frame.d = data;
+    this.ws.send(JSON.stringify(frame));
+    return true;
+  }
+
+  /** Send a request that expects an ack or refused; returns its id, or null when offline. */
+  request(tag, data, what) {
+    const id = this.nextId++;
+    if (!this.send(tag, data, id)) return null;
+    this.pending.set(id, what || { tag, data });
+    return id;
+  }
+
+  /** An engine action for the current decision window. */
+  act(action) {
+    if (!this.state) return null;
+    return this.request(C.ACT, { action, window: this.state.clock.window }, { tag: C.ACT, action });
+  }
+
+  chat(text) {
+    return this.request(C.CHAT, { text }, { tag: C.CHAT, text });
+  }
+
+  resync() {
+    this.awaitingSnapshot = true;
+    this.send(C.RESYNC);
+  }
+
+  receive(raw) {
+    let frame;
+    try {
+      frame = JSON.parse(raw);
+    } catch {
+      return;
+    }
+    const d = frame.d || {};
+    switch (frame.t) {
+      case S.SNAPSHOT:
+        this.awaitingSnapshot = false;
+        this.authenticated = true;
+        this.attempt = 0;
+        this.state = d.state;
+        this.seq = d.seq;
+        if (this.cb.onClockOffset) this.cb.onClockOffset(d.now - Date.now());
+        this.status("open");
+        this.cb.onState(this.state);
+        break;
+      case S.DIFF:
+        if (this.awaitingSnapshot) return; // a resync is on its way; it replaces everything
+        if (d.seq !== this.seq + 1) {
+          this.resync(); // a gap: something was missed
+          return;
+        }
+        try {
+          this.state = patch(this.state, d.ops);
+        } catch {
+          this.resync();
+          return;
+        }
+        this.seq = d.seq;
+        this.cb.onState(this.state);
+        break;
+      case S.ACK:
+      case S.REFUSED: {
+        const asked = this.pending.get(d.id);
+        this.pending.delete(d.id);
+        if (frame.t === S.REFUSED && d.id === null && !this.authenticated && this.cb.onRefusedHello) {
+          this.cb.onRefusedHello(d);
+        } else if (this.cb.onAnswer) {
+          this.cb.onAnswer(frame, asked);
+        }
+        break;
+      }
+      case S.PONG:
+        if (this.cb.onClockOffset && typeof d.now === "number") this.cb.onClockOffset(d.now - Date.now());
+        break;
+    }
+  }
+
+  closed(ws, event) {
+    if (ws !== this.ws) return; // an old socket we replaced
+    this.ws = null;
+    clearInterval(this.pingTimer);
+    this.pending.clear();
+    if (this.stopped) return;
+    if (event.code === CLOSE.POLICY || event.code === CLOSE.LEFT) {
+      this.status("closed", event.reason || "");
+      return;
+    }
+    if (event.code === CLOSE.GOING_AWAY && /closed/.test(event.reason)) {
+      this.status("closed", event.reason);
+      return;
+    }
+    this.retry();
+  }
+
+  retry() {
+    const base = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    const delay = Math.round(base * (0.75 + Math.random() * 0.5));
+    this.attempt += 1;
+    this.status("waiting", delay);
+    this.retryTimer = setTimeout(() => this.connect(), delay);
+  }
+}

@@ -1,0 +1,766 @@
+// The table page: the waiting room, the game, the end-of-hand and end-of-game panels, and the chat,
+// all drawn from the state document the socket keeps (docs/protocol.md §2.3). The page never decides
+// what is legal: it offers exactly the seat's `legal_actions` as buttons and keys. Everything another
+// person wrote (names, chat) is set with textContent, never parsed as HTML.
+
+import { TableSocket } from "./protocol.js";
+import { WIND_HAN, WIND_NAMES, parseTiles, sortTiles, tileElement, tileName, tileRow } from "./tiles.js";
+import { backsRow, badge, el, payments, revealList, seatPanel } from "./render.js";
+import {
+  forgetSeat,
+  loadAutopass,
+  loadName,
+  loadSeat,
+  postJson,
+  saveAutopass,
+  saveName,
+  saveSeat,
+} from "./local.js";
+
+const $ = (id) => document.getElementById(id);
+const root = $("table");
+const TABLE = root.dataset.tableId;
+const API = root.dataset.api; // /api/tables/{id}
+
+const ui = {
+  conn: $("conn"),
+  info: $("table-info"),
+  name: $("table-name"),
+  notice: $("notice"),
+  waiting: $("waiting"),
+  seatList: $("seat-list"),
+  invite: $("invite-link"),
+  copy: $("copy-invite"),
+  joinForm: $("join-form"),
+  joinName: $("join-name"),
+  ownerTools: $("owner-tools"),
+  addBots: $("add-bots"),
+  start: $("start"),
+  leave: $("leave"),
+  waitingNote: $("waiting-note"),
+  board: $("board"),
+  opponents: $("opponents"),
+  me: $("me"),
+  countdown: $("countdown"),
+  prompt: $("prompt"),
+  actions: $("actions"),
+  hand: $("hand"),
+  autopass: $("autopass"),
+  result: $("result"),
+  chatLog: $("chat-log"),
+  chatForm: $("chat-form"),
+  chatInput: $("chat-input"),
+  help: $("help"),
+  helpButton: $("help-button"),
+};
+
+const POSITIONS = ["me", "right", "across", "left"]; // by distance in turn order from the viewer
+const KEYS = { win: "W", kong: "K", pung: "P", chow: "C", pass: "X", ready: "R" };
+
+let seat = loadSeat(TABLE); // {token, seat, owner} from this browser, or null: watching
+let state = null;
+let clockOffset = 0; // server clock − local clock, ms
+let busy = false; // an intent is on its way: don't send another for the same decision
+let choosing = null; // "kong" | "chow": waiting for a digit to pick one of several
+let autopass = loadAutopass();
+let autoPassed = null; // the window we auto-passed
+let resultKey = null; // which end-of-hand panel is showing
+let chatKey = "";
+let noticeTimer = null;
+let lastTurnKey = null;
+let lastClaimKey = null;
+
+// ------------------------------------------------------------------ helpers
+function kbd(key) {
+  return el("kbd", null, key);
+}
+
+function showNotice(message, ms = 6000) {
+  ui.notice.textContent = message;
+  ui.notice.hidden = false;
+  clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(() => {
+    ui.notice.hidden = true;
+  }, ms);
+}
+
+function seatName(s) {
+  if (!state || s === null || s === undefined) return "";
+  const info = state.table.seats[s];
+  return info ? info.name : `Seat ${s + 1}`;
+}
+
+/** Every seat's name; a free seat reads "Seat N". */
+function seatNames() {
+  return state.table.seats.map((s, i) => (s ? s.name : `Seat ${i + 1}`));
+}
+
+function mySeat() {
+  return state ? state.seat : null;
+}
+
+function legal() {
+  return state && state.game ? state.game.legal_actions : [];
+}
+
+function legalOf(type) {
+  return legal().filter((a) => a.type === type);
+}
+
+function positionOf(s) {
+  const base = mySeat() ?? 0;
+  return POSITIONS[(s - base + 4) % 4];
+}
+
+// -------------------------------------------------------------- the socket
+const socket = new TableSocket({
+  path: root.dataset.ws,
+  table: TABLE,
+  token: seat ? seat.token : null,
+  onState(next) {
+    state = next;
+    busy = false;
+    render();
+  },
+  onStatus: showStatus,
+  onClockOffset(offset) {
+    clockOffset = offset;
+  },
+  onAnswer(frame, asked) {
+    if (frame.t === "refused") {
+      busy = false;
+      if (asked && asked.tag === "chat") ui.chatInput.value = ui.chatInput.value || asked.text;
+      showNotice(frame.d.message);
+      render();
+    }
+  },
+  onRefusedHello(refusal) {
+    if (refusal.reason === "auth/bad_token") {
+      forgetSeat(TABLE);
+      seat = null;
+      showNotice("Your seat at this table is no longer yours; you are watching.");
+      socket.reconnectAs(null);
+    } else {
+      showNotice(refusal.message, 600000);
+    }
+  },
+});
+
+function showStatus(kind, detail) {
+  const texts = {
+    connecting: "Connecting…",
+    open: seat ? "Connected" : "Connected · watching",
+    waiting: `Reconnecting in ${Math.max(1, Math.round((detail || 0) / 1000))} s…`,
+    closed: detail ? `Disconnected: ${detail}` : "Disconnected",
+  };
+  ui.conn.dataset.state = kind;
+  ui.conn.textContent = texts[kind] || kind;
+}
+
+function act(action) {
+  if (busy || mySeat() === null) return;
+  const id = socket.act(action);
+  if (id === null) {
+    showNotice("Not connected: reconnecting…");
+    return;
+  }
+  busy = true;
+  choosing = null;
+  for (const button of document.querySelectorAll("#actions button, #hand button, #result button.ready")) {
+    button.disabled = true;
+  }
+}
+
+// --------------------------------------------------------------- rendering
+function render() {
+  if (!state) return;
+  const table = state.table;
+  ui.name.textContent = table.name;
+  document.title = `${table.name} · Sparrow Mahjong`;
+  const game = state.game;
+  if (!game) {
+    ui.waiting.hidden = false;
+    ui.board.hidden = true;
+    ui.result.hidden = true;
+    renderWaiting();
+  } else {
+    ui.waiting.hidden = true;
+    ui.board.hidden = false;
+    renderInfo(game);
+    renderBoard(game);
+    renderResult(game);
+    autoPass(game);
+  }
+  renderChat();
+  tick();
+}
+
+function renderInfo(game) {
+  const parts = [];
+  if (game.phase === "over") parts.push("Game over");
+  else parts.push(`${WIND_NAMES[game.round_wind]} round`, `hand ${game.deal + 1}`);
+  parts.push(`wall ${game.wall.live}`, `dead wall ${game.wall.dead}`);
+  ui.info.replaceChildren();
+  const wind = el("span", "round-wind", WIND_HAN[game.round_wind]);
+  wind.setAttribute("aria-hidden", "true");
+  ui.info.append(wind, document.createTextNode(parts.join(" · ")));
+  if (mySeat() === null) ui.info.append(el("span", "badge", "watching"));
+}
+
+// ------------------------------------------------------------- waiting room
+function renderWaiting() {
+  const table = state.table;
+  const me = mySeat();
+  ui.seatList.replaceChildren();
+  table.seats.forEach((s, i) => {
+    const li = el("li", s ? "taken" : "free");
+    li.append(el("span", "seat-no", `Seat ${i + 1}`));
+    if (s) {
+      li.append(el("span", "who", s.name));
+      if (i === me) li.append(el("span", "badge you", "you"));
+      if (i === table.owner) li.append(el("span", "badge", "owner"));
+      if (s.bot) li.append(el("span", "badge", "bot"));
+      else if (!s.connected) li.append(el("span", "badge away", "away"));
+    } else {
+      li.append(el("span", "who muted", "free"));
+    }
+    ui.seatList.append(li);
+  });
+  const free = table.seats.filter((s) => s === null).length;
+  ui.invite.value = window.location.origin + window.location.pathname;
+  ui.joinForm.hidden = me !== null || free === 0 || table.status !== "waiting";
+  if (!ui.joinName.value) ui.joinName.value = loadName();
+  const owner = me !== null && me === table.owner;
+  ui.ownerTools.hidden = !owner;
+  ui.addBots.disabled = free === 0;
+  ui.start.disabled = free > 0;
+  ui.leave.hidden = me === null;
+  if (owner) ui.waitingNote.textContent = free ? "Invite friends with the link, or fill the seats with bots." : "Everyone is here: start when you like.";
+  else if (me !== null) ui.waitingNote.textContent = "The table's owner starts the game once four are seated.";
+  else ui.waitingNote.textContent = free ? "Take a seat, or stay to watch." : "The table is full; you can watch.";
+}
+
+ui.copy.addEventListener("click", async () => {
+  ui.invite.select();
+  try {
+    await navigator.clipboard.writeText(ui.invite.value);
+    showNotice("Invite link copied.", 2500);
+  } catch {
+    showNotice("Select the link and copy it.", 2500);
+  }
+});
+
+ui.joinForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const name = ui.joinName.value.trim();
+  if (!name) return;
+  saveName(name);
+  try {
+    const answer = await postJson(`${API}/join`, { name });
+    saveSeat(TABLE, answer);
+    seat = loadSeat(TABLE) || { token: answer.token, seat: answer.seat };
+    socket.reconnectAs(answer.token);
+  } catch (err) {
+    showNotice(err.message);
+  }
+});
+
+async function ownerPost(what) {
+  if (!seat) return;
+  try {
+    await postJson(`${API}/${what}`, { token: seat.token });
+  } catch (err) {
+    showNotice(err.message);
+  }
+}
+
+ui.addBots.addEventListener("click", () => ownerPost("bots"));
+ui.start.addEventListener("click", () => ownerPost("start"));
+ui.leave.addEventListener("click", async () => {
+  if (!seat) return;
+  try {
+    await postJson(`${API}/leave`, { token: seat.token });
+  } catch (err) {
+    showNotice(err.message);
+    return;
+  }
+  forgetSeat(TABLE);
+  seat = null;
+  socket.reconnectAs(null);
+});
+
+// -------------------------------------------------------------------- board
+function renderBoard(game) {
+  const me = mySeat();
+  const base = me ?? 0;
+  ui.opponents.replaceChildren();
+  for (let k = 1; k < 4; k++) ui.opponents.append(tableSeat(game, (base + k) % 4));
+  ui.me.replaceWith(tableSeat(game, base, "me"));
+  ui.me = $("me");
+  renderControls(game);
+}
+
+function tableSeat(game, s, id) {
+  const view = game.seats[s];
+  const info = state.table.seats[s] || {};
+  const turn = game.turn;
+  const active = turn && turn.phase === "turn" && turn.seat === s;
+  const badges = [];
+  if (s === mySeat()) badges.push(badge("you", "you"));
+  if (game.dealer === s) badges.push(badge("dealer", "dealer"));
+  if (info.bot) badges.push(badge("bot"));
+  else if (info.substitute) badges.push(badge("away · bot plays", "away"));
+  else if (info.away) badges.push(badge("away", "away"));
+  if (active) badges.push(badge("▶ to play", "turn"));
+
+  let concealed = null;
+  if (s !== mySeat() || game.result) {
+    const hidden = view.concealed === undefined;
+    concealed = el("div", "concealed");
+    concealed.setAttribute("aria-label", hidden ? `${view.tiles} concealed tiles` : "hand");
+    if (hidden) concealed.append(backsRow(view.tiles), el("span", "count", `${view.tiles} tiles`));
+    else if (s !== mySeat()) concealed.append(tileRow(parseTiles(view.concealed), { classes: "small" }));
+    if (!concealed.childElementCount) concealed = null;
+  }
+  return seatPanel(game, s, seatNames(), { classes: `pos-${positionOf(s)}`, id, active, badges, concealed });
+}
+
+// ---------------------------------------------------------------- controls
+function renderControls(game) {
+  const me = mySeat();
+  const turn = game.turn;
+  const actions = legal();
+  ui.prompt.replaceChildren();
+  ui.actions.replaceChildren();
+  const focusInHand = ui.hand.contains(document.activeElement);
+  const focused = focusInHand ? [...ui.hand.querySelectorAll(".tile")].indexOf(document.activeElement) : -1;
+  ui.hand.replaceChildren();
+  ui.autopass.checked = autopass;
+  ui.autopass.disabled = me === null;
+
+  if (me === null) {
+    ui.prompt.textContent = "You are watching: only what every player can see is shown.";
+  }
+  if (!turn) {
+    renderHand(game, -1);
+    return;
+  }
+  const mine = turn.phase === "turn" && turn.seat === me;
+  if (turn.phase === "turn" && me !== null) {
+    if (mine) {
+      ui.prompt.append(el("strong", null, "Your turn: "), "choose a tile to discard");
+      if (legalOf("win").length || legalOf("kong").length) ui.prompt.append(" — or declare");
+    } else {
+      ui.prompt.textContent = `${seatName(turn.seat)} to play`;
+    }
+  } else if (turn.phase === "claim" || turn.phase === "rob") {
+    const what = turn.phase === "rob" ? "adds to a pung, for a kong" : "discarded";
+    const line = el("span", "claim-line");
+    line.append(`${seatName(turn.from)} ${what} `, tileElement(turn.tile, { classes: "claim-tile" }));
+    ui.prompt.append(line);
+    if (me !== null && actions.length) {
+      ui.prompt.append(el("span", "claim-ask", turn.phase === "rob" ? " — rob the kong?" : " — claim it?"));
+    }
+    if (turn.answer) ui.prompt.append(el("span", "answered", ` You chose ${describe(turn.answer)}; waiting for the others.`));
+  }
+
+  // the buttons, in the order of R6.2's priority
+  addButtons("win", mine ? "Mah-Jong!" : "Win");
+  addButtons("kong", "Kong");
+  addButtons("pung", "Pung");
+  addButtons("chow", "Chow");
+  addButtons("pass", "Pass");
+  const drawn = mine ? turn.drawn : undefined;
+  if (drawn && actions.some((a) => a.type === "discard" && a.tile === drawn)) {
+    const button = actionButton("discard-drawn", "Discard drawn", "D", () => act({ type: "discard", tile: drawn }));
+    button.append(tileElement(drawn, { classes: "mini" }));
+    ui.actions.append(button);
+  }
+  if (choosing) {
+    const n = legalOf(choosing).length;
+    ui.actions.append(el("p", "choose-hint", `Press 1–${n} to choose the ${choosing}, Esc to cancel.`));
+  }
+  if (turn.answer) {
+    for (const button of ui.actions.querySelectorAll("button")) {
+      const pressed = button.dataset.answer === JSON.stringify(turn.answer);
+      button.setAttribute("aria-pressed", String(pressed));
+    }
+  }
+  renderHand(game, focused);
+  const turnKey = `${game.deal}:${state.clock.window}`;
+  if (mine && turnKey !== lastTurnKey) {
+    const active = document.activeElement;
+    if (!active || active === document.body || ui.board.contains(active)) focusHand("drawn");
+  } else if (focusInHand) {
+    focusHand(focused);
+  }
+  lastTurnKey = mine ? turnKey : null;
+  // a claim for you to answer: bring its buttons into view and under the keyboard
+  const asked = turn.phase !== "turn" && actions.length > 0 && !turn.answer;
+  const willPass = autopass && !legalOf("win").length;
+  const claimKey = asked ? turnKey : null;
+  if (claimKey && claimKey !== lastClaimKey && !willPass) {
+    const active = document.activeElement;
+    const first = ui.actions.querySelector("button");
+    if (first && (!active || active === document.body || ui.board.contains(active))) first.focus();
+  }
+  lastClaimKey = claimKey;
+}
+
+function describe(action) {
+  if (action.type === "chow") return `chow (${action.tiles.join(" ")})`;
+  return action.type;
+}
+
+function actionButton(type, text, key, onClick) {
+  const button = el("button", `action action-${type}`);
+  button.type = "button";
+  button.dataset.action = type;
+  button.append(el("span", "label", text));
+  if (key) button.append(kbd(key));
+  button.disabled = busy;
+  button.addEventListener("click", onClick);
+  return button;
+}
+
+function addButtons(type, text) {
+  const options = legalOf(type);
+  options.forEach((action, i) => {
+    const several = options.length > 1;
+    const key = several ? `${KEYS[type]}${i + 1}` : KEYS[type];
+    const button = actionButton(type, text, key, () => act(action));
+    button.dataset.answer = JSON.stringify(action);
+    if (type === "chow") {
+      const turn = state.game.turn;
+      button.append(tileRow(sortTiles([...action.tiles, turn.tile]), { classes: "mini" }));
+      button.setAttribute("aria-label", `Chow ${sortTiles([...action.tiles, turn.tile]).map(tileName).join(", ")}`);
+    } else if (type === "kong" && action.tile) {
+      button.append(tileElement(action.tile, { classes: "mini" }));
+      button.setAttribute("aria-label", `Kong of ${tileName(action.tile)}`);
+    }
+    if (type === "win") button.classList.add("primary");
+    if (choosing === type) button.classList.add("choosing");
+    ui.actions.append(button);
+  });
+}
+
+function renderHand(game, focused) {
+  const me = mySeat();
+  if (me === null) return;
+  const view = game.seats[me];
+  const codes = sortTiles(parseTiles(view.concealed || ""));
+  const turn = game.turn;
+  const drawn = turn && turn.phase === "turn" && turn.seat === me ? turn.drawn : undefined;
+  if (drawn && codes.includes(drawn)) codes.splice(codes.indexOf(drawn), 1);
+  const discardable = new Set(legalOf("discard").map((a) => a.tile));
+  const row = el("div", "tiles hand-tiles");
+  const make = (code, extra) => {
+    const can = discardable.has(code);
+    const tile = tileElement(code, {
+      tag: can ? "button" : "span",
+      label: can ? `Discard ${tileName(code)}` : tileName(code),
+      classes: extra,
+    });
+    if (can) {
+      tile.type = "button";
+      tile.tabIndex = -1;
+      tile.disabled = busy;
+      tile.addEventListener("click", () => act({ type: "discard", tile: code }));
+    }
+    return tile;
+  };
+  for (const code of codes) row.append(make(code, ""));
+  ui.hand.append(row);
+  if (drawn) {
+    const apart = el("div", "tiles drawn-slot");
+    apart.append(make(drawn, "drawn"));
+    ui.hand.append(apart);
+  }
+  const buttons = ui.hand.querySelectorAll("button.tile");
+  if (buttons.length) {
+    const start = focused >= 0 && focused < buttons.length ? focused : buttons.length - 1;
+    buttons[start].tabIndex = 0;
+  }
+  ui.hand.classList.toggle("can-discard", buttons.length > 0);
+}
+
+function focusHand(which) {
+  const buttons = [...ui.hand.querySelectorAll("button.tile")];
+  if (!buttons.length) return;
+  let i = which === "drawn" ? buttons.findIndex((b) => b.classList.contains("drawn")) : which;
+  if (i < 0 || i >= buttons.length) i = buttons.length - 1;
+  for (const b of buttons) b.tabIndex = -1;
+  buttons[i].tabIndex = 0;
+  buttons[i].focus();
+}
+
+ui.hand.addEventListener("keydown", (event) => {
+  const buttons = [...ui.hand.querySelectorAll("button.tile")];
+  const i = buttons.indexOf(document.activeElement);
+  if (i < 0) return;
+  let next = null;
+  if (event.key === "ArrowRight" || event.key === "ArrowDown") next = (i + 1) % buttons.length;
+  else if (event.key === "ArrowLeft" || event.key === "ArrowUp") next = (i - 1 + buttons.length) % buttons.length;
+  else if (event.key === "Home") next = 0;
+  else if (event.key === "End") next = buttons.length - 1;
+  if (next !== null) {
+    event.preventDefault();
+    focusHand(next);
+  }
+});
+
+// ------------------------------------------------------- end of hand / game
+function renderResult(game) {
+  const result = game.result;
+  if (!result) {
+    ui.result.hidden = true;
+    resultKey = null;
+    return;
+  }
+  const key = `${game.deal}:${game.phase}`;
+  const readyFocused = document.activeElement && document.activeElement.classList.contains("ready");
+  ui.result.hidden = false;
+  ui.result.replaceChildren();
+  const names = seatNames();
+
+  const title = el("h2", null);
+  title.id = "result-title";
+  if (game.phase === "over") title.textContent = "Game over";
+  else if (result.winner === null) title.textContent = `Hand ${game.deal + 1}: a wash-out`;
+  else title.textContent = `Hand ${game.deal + 1}: ${names[result.winner]} wins`;
+  ui.result.append(title);
+  let line = summary(result, names);
+  if (game.phase === "over") {
+    const who = result.winner === null ? "a wash-out" : `${names[result.winner]} won`;
+    line = `The last hand, hand ${game.deal + 1}: ${who}. ${line}`;
+  }
+  ui.result.append(el("p", "summary", line));
+
+  if (game.phase === "over") ui.result.append(standings(game, names));
+
+  ui.result.append(revealList(game, result, names), payments(game, result, names));
+
+  const foot = el("div", "result-foot");
+  const ready = legalOf("ready");
+  if (ready.length) {
+    const button = actionButton("ready", "Next hand", "R", () => act(ready[0]));
+    button.classList.add("primary", "ready");
+    foot.append(button);
+  }
+  if (game.phase !== "over") {
+    const who = game.ready.map((s) => names[s]);
+    foot.append(el("span", "muted", who.length ? `Ready: ${who.join(", ")}` : "Waiting for everyone to be ready"));
+    const count = el("div", "countdown small");
+    count.dataset.countdown = "ready";
+    count.append(el("div", "bar"), el("span", "secs"));
+    count.firstChild.append(el("div", "fill"));
+    foot.append(count);
+  } else {
+    const back = el("a", "button primary", "Back to the lobby");
+    back.href = document.querySelector("a.brand").getAttribute("href");
+    foot.append(back);
+  }
+  ui.result.append(foot);
+
+  if (key !== resultKey) {
+    resultKey = key;
+    const button = ui.result.querySelector("button.ready");
+    if (button) button.focus({ preventScroll: true });
+    else ui.result.focus({ preventScroll: true });
+    ui.result.scrollIntoView({ block: "start", behavior: "instant" });
+  } else if (readyFocused) {
+    const button = ui.result.querySelector("button.ready");
+    if (button) button.focus({ preventScroll: true });
+  }
+}
+
+function summary(result, names) {
+  if (result.winner === null) return `The wall ran out; nobody scores.${result.reason ? ` (${result.reason})` : ""}`;
+  const tile = result.tile ? ` with ${tileName(result.tile)}` : "";
+  switch (result.termination) {
+    case "self_drawn":
+      return `Self-drawn${result.win_by === "loose" ? " on a loose tile" : ""}${tile}.`;
+    case "robbed_kong":
+      return `Robbing ${names[result.discarder]}'s kong${tile}.`;
+    default:
+      return `On ${names[result.discarder]}'s discard${tile}.`;
+  }
+}
+
+function standings(game, names) {
+  const wrap = el("section", "standings");
+  wrap.append(el("h3", null, "Final standings"));
+  const table = el("table", "standings-table");
+  const ranked = game.seats.map((v, s) => ({ s, score: v.score })).sort((a, b) => b.score - a.score);
+  const body = el("tbody");
+  ranked.forEach((r, i) => {
+    const tr = el("tr");
+    tr.append(el("td", "rank", `${i + 1}.`), el("td", null, names[r.s]), el("td", "num", String(r.score)));
+    body.append(tr);
+  });
+  table.append(body);
+  wrap.append(table);
+  const review = el("p", "review");
+  const link = el("a", null, "Review this game hand by hand");
+  link.href = root.dataset.history;
+  review.append(link);
+  wrap.append(review);
+  return wrap;
+}
+
+// ---------------------------------------------------------------- auto-pass
+function autoPass(game) {
+  if (!autopass || mySeat() === null || busy) return;
+  const turn = game.turn;
+  if (!turn || (turn.phase !== "claim" && turn.phase !== "rob") || turn.answer) return;
+  if (legalOf("win").length || !legalOf("pass").length) return; // never pass up a win for you
+  const window = state.clock.window;
+  if (autoPassed === window) return;
+  autoPassed = window;
+  act({ type: "pass" });
+}
+
+ui.autopass.addEventListener("change", () => {
+  autopass = ui.autopass.checked;
+  saveAutopass(autopass);
+  if (state && state.game) autoPass(state.game);
+});
+
+// --------------------------------------------------------------- countdown
+function tick() {
+  const clock = state ? state.clock : null;
+  const now = Date.now() + clockOffset;
+  const show = !!(clock && clock.deadline && state.game);
+  const kinds = { turn: state?.table.timers.turn, claim: state?.table.timers.claim, ready: state?.table.timers.ready };
+  const total = show ? (kinds[clock.kind] || 1) * 1000 : 1;
+  const left = show ? Math.max(0, clock.deadline - now) : 0;
+  ui.countdown.hidden = !show || clock.kind === "ready";
+  for (const box of [ui.countdown, ...document.querySelectorAll("[data-countdown]")]) {
+    if (!show) continue;
+    const fill = box.querySelector(".fill");
+    fill.style.width = `${Math.min(100, (left / total) * 100)}%`;
+    const secs = Math.ceil(left / 1000);
+    box.querySelector(".secs").textContent = `${secs} s`;
+    box.classList.toggle("urgent", secs <= 5);
+  }
+}
+setInterval(tick, 250);
+
+// --------------------------------------------------------------------- chat
+function renderChat() {
+  const chat = state.chat || [];
+  const last = chat[chat.length - 1];
+  const key = `${chat.length}:${last ? `${last.at}:${last.seat}:${last.text}` : ""}`;
+  const spectator = mySeat() === null;
+  ui.chatInput.disabled = spectator;
+  ui.chatInput.placeholder = spectator ? "Only players can write here" : "Say something (T)";
+  if (key === chatKey) return;
+  chatKey = key;
+  const log = ui.chatLog;
+  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  log.replaceChildren();
+  for (const line of chat) {
+    const li = el("li");
+    const time = new Date(line.at - clockOffset);
+    const stamp = el("time", "muted", time.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
+    stamp.dateTime = time.toISOString();
+    li.append(stamp, " ", el("strong", "who", line.name), " ", el("span", "text", line.text));
+    log.append(li);
+  }
+  if (atBottom) log.scrollTop = log.scrollHeight;
+}
+
+ui.chatForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = ui.chatInput.value.trim();
+  if (!text) return;
+  if (socket.chat(text) === null) {
+    showNotice("Not connected: reconnecting…");
+    return;
+  }
+  ui.chatInput.value = "";
+});
+
+// ----------------------------------------------------------------- keyboard
+function pick(type) {
+  const options = legalOf(type);
+  if (!options.length || busy) return;
+  if (options.length === 1) act(options[0]);
+  else {
+    choosing = type;
+    render();
+    const first = ui.actions.querySelector(`button[data-action="${type}"]`);
+    if (first) first.focus();
+  }
+}
+
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  if (target.closest && target.closest("input, textarea, select, dialog")) return;
+  const key = event.key;
+  if (choosing && /^[1-9]$/.test(key)) {
+    const option = legalOf(choosing)[+key - 1];
+    if (option) {
+      event.preventDefault();
+      act(option);
+    }
+    return;
+  }
+  switch (key.toLowerCase()) {
+    case "?":
+      ui.help.showModal();
+      break;
+    case "escape":
+      if (!choosing) return;
+      choosing = null;
+      render();
+      break;
+    case "t":
+      ui.chatInput.focus();
+      break;
+    case "h":
+      focusHand(0);
+      break;
+    case "a":
+      if (mySeat() === null) return;
+      ui.autopass.checked = !ui.autopass.checked;
+      ui.autopass.dispatchEvent(new Event("change"));
+      showNotice(autopass ? "Auto-pass on: claims are passed for you, never a win." : "Auto-pass off.", 2500);
+      break;
+    case "w": {
+      const win = legalOf("win");
+      if (win.length) act(win[0]);
+      break;
+    }
+    case "k":
+      pick("kong");
+      break;
+    case "c":
+      pick("chow");
+      break;
+    case "p":
+      pick("pung");
+      break;
+    case "x":
+      pick("pass");
+      break;
+    case "r":
+      pick("ready");
+      break;
+    case "d": {
+      const turn = state && state.game ? state.game.turn : null;
+      const drawn = turn && turn.phase === "turn" && turn.seat === mySeat() ? turn.drawn : null;
+      if (drawn && legal().some((a) => a.type === "discard" && a.tile === drawn)) act({ type: "discard", tile: drawn });
+      break;
+    }
+    default:
+      return;
+  }
+  event.preventDefault();
+});
+
+ui.helpButton.addEventListener("click", () => ui.help.showModal());
+
+// --------------------------------------------------------------------- start
+socket.connect();

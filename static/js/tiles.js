@@ -1,0 +1,121 @@
+// Tiles in R0 notation (RULES.md): parsing the compact form the server sends ("24889b 34c E RR"),
+// sorting, names for people and screen readers, and the tile elements (static/css/tiles.css).
+// A tile shows its rank numeral or honour letter, a suit symbol and its Chinese character, so that
+// colour is never the only cue.
+
+const SUITS = { b: "bamboo", c: "characters", d: "dots" };
+const SUIT_HAN = { b: "索", c: "萬", d: "筒" };
+const HONOURS = {
+  E: ["East wind", "東"],
+  S: ["South wind", "南"],
+  W: ["West wind", "西"],
+  N: ["North wind", "北"],
+  R: ["Red dragon", "中"],
+  G: ["Green dragon", "發"],
+  P: ["White dragon", "白"],
+};
+const FLOWERS = ["梅", "蘭", "菊", "竹"]; // plum, orchid, chrysanthemum, bamboo
+const FLOWER_NAMES = ["plum", "orchid", "chrysanthemum", "bamboo"];
+const SEASONS = ["春", "夏", "秋", "冬"];
+const SEASON_NAMES = ["spring", "summer", "autumn", "winter"];
+const ORDER = "bcd";
+const HONOUR_ORDER = "ESWNRGP";
+
+export const WIND_HAN = { E: "東", S: "南", W: "西", N: "北" };
+export const WIND_NAMES = { E: "East", S: "South", W: "West", N: "North" };
+
+/** The tiles written in R0 notation, in the order written: "123b W" → ["1b", "2b", "3b", "W"]. */
+export function parseTiles(text) {
+  const out = [];
+  let digits = [];
+  for (const ch of text || "") {
+    if (/\s/.test(ch)) continue;
+    if (/[0-9]/.test(ch)) digits.push(ch);
+    else if ("bcdfs".includes(ch)) {
+      for (const d of digits) out.push(d + ch);
+      digits = [];
+    } else if (HONOUR_ORDER.includes(ch)) out.push(ch);
+  }
+  return out;
+}
+
+/** Sort key: bamboo, characters, dots by rank, then winds, dragons, flowers, seasons. */
+export function tileKey(code) {
+  if (code.length === 1) return 100 + HONOUR_ORDER.indexOf(code);
+  const suit = code[1];
+  if (suit === "f") return 200 + +code[0];
+  if (suit === "s") return 210 + +code[0];
+  return ORDER.indexOf(suit) * 10 + +code[0];
+}
+
+export function sortTiles(codes) {
+  return codes.slice().sort((a, b) => tileKey(a) - tileKey(b));
+}
+
+/** "5 dots", "East wind", "flower 1 (plum)". */
+export function tileName(code) {
+  if (code.length === 1) return HONOURS[code][0];
+  const [rank, suit] = code;
+  if (suit === "f") return `flower ${rank} (${FLOWER_NAMES[rank - 1]})`;
+  if (suit === "s") return `season ${rank} (${SEASON_NAMES[rank - 1]})`;
+  return `${rank} ${SUITS[suit]}`;
+}
+
+function faces(code) {
+  // [numeral or letter, Chinese character, kind class]
+  if (code.length === 1) {
+    const kind = "ESWN".includes(code) ? "t-wind" : `t-dragon t-dragon-${code}`;
+    return [code, HONOURS[code][1], kind];
+  }
+  const [rank, suit] = code;
+  if (suit === "f") return [rank, FLOWERS[rank - 1], "t-bonus t-flower"];
+  if (suit === "s") return [rank, SEASONS[rank - 1], "t-bonus t-season"];
+  return [rank, SUIT_HAN[suit], `t-suit t-suit-${suit}`];
+}
+
+function span(cls, text) {
+  const el = document.createElement("span");
+  el.className = cls;
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+/**
+ * A tile element for `code` (R0 notation), with `data-tile` set to the code.
+ * options: tag ("span" or "button"), label (accessible name), extra classes.
+ */
+export function tileElement(code, { tag = "span", label, classes = "" } = {}) {
+  const [mark, han, kind] = faces(code);
+  const el = document.createElement(tag);
+  el.className = `tile ${kind} ${classes}`.trim();
+  el.dataset.tile = code;
+  const name = label || tileName(code);
+  if (tag === "span") el.setAttribute("role", "img");
+  el.setAttribute("aria-label", name);
+  el.title = name;
+  const face = span("face");
+  face.setAttribute("aria-hidden", "true");
+  face.append(span("mark", mark), span("sym"), span("han", han));
+  el.append(face);
+  return el;
+}
+
+/** A face-down tile (another seat's concealed tile): no data-tile, nothing to read. */
+export function backElement() {
+  const el = document.createElement("span");
+  el.className = "tile back";
+  el.setAttribute("aria-hidden", "true");
+  return el;
+}
+
+/** A row of tiles: a container element holding one tile element per code. */
+export function tileRow(codes, { classes = "", label } = {}) {
+  const row = document.createElement("span");
+  row.className = `tiles ${classes}`.trim();
+  if (label) {
+    row.setAttribute("role", "group");
+    row.setAttribute("aria-label", label);
+  }
+  for (const code of codes) row.append(tileElement(code));
+  return row;
+}

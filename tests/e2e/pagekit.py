@@ -1,0 +1,108 @@
+"""Steps a person takes in the browser, for the e2e tests: create a table from the lobby, fill it with
+bots and start it, play a turn, and read what a page shows. Waits use Playwright's locators and
+`expect` (the pages' Content-Security-Policy forbids the `eval` that `wait_for_function` needs).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from browserkit import LiveServer
+from playwright.sync_api import Locator, Page, expect
+
+from game.notation import parse_tiles
+from game.view import view
+
+
+def create_table(
+    page: Page, base_url: str, player: str, *, table_name: str = "Test table", bot_delay: float = 0.05
+) -> str:
+    """Create a table from the lobby page as ``player``; the page ends on the table. Returns its id."""
+    page.goto(base_url + "/")
+    page.fill("#player-name", player)
+    page.fill("#create-form input[name=name]", table_name)
+    page.fill("#create-form input[name=bot_delay]", str(bot_delay))
+    page.click("#create-form button[type=submit]")
+    page.wait_for_url("**/t/*")
+    expect(page.locator("#seat-list li.taken")).to_have_count(1)
+    return page.url.rsplit("/", 1)[1]
+
+
+def fill_with_bots_and_start(page: Page) -> None:
+    """As the owner: add bots to the empty seats, start, and wait for the hand to be dealt."""
+    page.click("#add-bots")
+    expect(page.locator("#start")).to_be_enabled()
+    page.click("#start")
+    expect(page.locator("#board")).to_be_visible()
+
+
+def codes(tiles: Locator) -> list[str]:
+    """The tile codes of the tile elements ``tiles`` matches, in page order."""
+    return [str(tile.get_attribute("data-tile")) for tile in tiles.all()]
+
+
+def hand_codes(page: Page) -> list[str]:
+    """The tile codes the page shows in its own hand (concealed tiles and the drawn one)."""
+    return codes(page.locator("#hand [data-tile]"))
+
+
+def server_view(live: LiveServer, table_id: str, seat: int | None) -> Any:
+    """The engine's view of the table's game for ``seat``, read on the server's own loop."""
+
+    def read() -> Any:
+        game = live.lobby.get(table_id).game
+        assert game is not None
+        return view(game, seat)
+
+    return live.call(read)
+
+
+def concealed_on_server(live: LiveServer, table_id: str, seat: int) -> list[str]:
+    """What the server says ``seat`` holds concealed, as tile codes."""
+    return [str(tile) for tile in parse_tiles(server_view(live, table_id, seat)["seats"][seat]["concealed"])]
+
+
+def same_tiles(a: list[str], b: list[str]) -> bool:
+    """Equal as multisets."""
+    return Counter(a) == Counter(b)
+
+
+def discard_one(page: Page, *, prefer_drawn: bool = True) -> str:
+    """Click a tile of the hand to discard it (the drawn tile if there is one); its code."""
+    drawn = page.locator("#hand button.tile.drawn:not([disabled])")
+    tile = drawn if prefer_drawn and drawn.count() else page.locator("#hand button.tile:not([disabled])").last
+    code = str(tile.get_attribute("data-tile"))
+    tile.click()
+    return code
+
+
+def play_until_result(page: Page, *, timeout: float = 30.0) -> int:
+    """Play by clicking until the end-of-hand panel shows: win when offered, otherwise discard the
+    drawn tile (auto-pass answers the claims). Returns the number of tiles discarded.
+    """
+    deadline = time.monotonic() + timeout
+    result = page.locator("#result")
+    win = page.locator("#actions button[data-action=win]:not([disabled])")
+    discardable = page.locator("#hand button.tile:not([disabled])")
+    discards = 0
+    while not result.is_visible():
+        assert time.monotonic() < deadline, f"the hand did not end within {timeout} s"
+        if win.count():
+            win.first.click()
+        elif discardable.count():
+            discard_one(page)
+            discards += 1
+        else:
+            page.wait_for_timeout(20)
+    return discards
+
+
+def eventually(check: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
+    """Wait until ``check()`` holds (for state the page and the server both change)."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
+        time.sleep(0.05)

@@ -1,0 +1,56 @@
+"""The end of a game: final standings for whoever watches."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browserkit import LiveServer
+from pagekit import eventually, server_view
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.e2e
+
+
+def test_a_finished_game_shows_the_final_standings(live: LiveServer, new_page: Any, artifacts: Path) -> None:
+    player = new_page()
+    api = player.request
+    body = {
+        "name": "Quick game",
+        "player": "Ann",
+        "overrides": {"game_length": "east"},
+        "timers": {"bot_delay": 0, "grace": 0},
+    }
+    seat = api.post(f"{live.url}/api/tables", data=body).json()
+    table_id, token = seat["table"], seat["token"]
+    assert api.post(f"{live.url}/api/tables/{table_id}/bots", data={"token": token}).ok
+    assert api.post(f"{live.url}/api/tables/{table_id}/start", data={"token": token}).ok
+
+    # Ann's browser holds her token; she comes to the table, then leaves it: with no grace, a bot
+    # plays her seat and the East round runs to its end
+    player.goto(live.url + "/")
+    player.evaluate(
+        "([key, value]) => localStorage.setItem(key, value)", [f"sparrow.seat.{table_id}", json.dumps(seat)]
+    )
+    player.goto(f"{live.url}/t/{table_id}")
+    expect(player.locator("#conn")).to_have_text("Connected")
+    player.context.close()
+    eventually(lambda: live.call(lambda: live.lobby.get(table_id).status) == "over", "the game to end", timeout=20)
+
+    watcher = new_page(360, 780)
+    watcher.goto(f"{live.url}/t/{table_id}")
+    panel = watcher.locator("#result")
+    expect(panel.locator("h2")).to_have_text("Game over")
+    scores = [s["score"] for s in server_view(live, table_id, None)["seats"]]
+    names = ["Ann", "Bot 1", "Bot 2", "Bot 3"]
+    ranked = sorted(range(4), key=lambda s: -scores[s])
+    rows = panel.locator(".standings-table tr")
+    expect(rows).to_have_count(4)
+    for row, s in zip(rows.all(), ranked, strict=True):
+        expect(row.locator("td").nth(2)).to_have_text(str(scores[s]))
+        if scores.count(scores[s]) == 1:
+            expect(row.locator("td").nth(1)).to_have_text(names[s])
+    expect(panel.locator("a.button")).to_have_text("Back to the lobby")
+    panel.screenshot(path=artifacts / "game-over-360.png")

@@ -1,0 +1,289 @@
+"""The history pages (issue 7) in the browser, on a database holding a finished East round and a game
+still running (built by real tables on a fake clock, as the history API's tests build theirs):
+a finished game's page, its chart and hands; a hand replayed to its end with the keyboard, ending
+on the score explained and the payments, exactly as the API gives them; a running game's replay,
+which shows no concealed tile whatever perspective is asked for; and names with markup, shown as text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browserkit import LiveServer
+from playwright.sync_api import Page, expect
+
+from game.game import GamePhase
+from server.lobby import Lobby
+from server.store.journal import SqlJournal
+from server.store.migrate import upgrade
+from server.store.session import make_engine
+from server.tables.actor import TableActor
+from server.tables.clock import FakeClock
+from server.tables.messages import AddBots, Start
+
+pytestmark = pytest.mark.e2e
+
+DOCS_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+CLUB = "Friday club"
+IMG = "<img src=x onerror=alert(1)>"  # names come from people: markup in them must stay text
+SVG = "<svg onload=alert(1)>"
+
+
+async def _settle(clock: FakeClock, actor: TableActor) -> None:
+    """Run the table until nothing more happens at the current (fake) time."""
+    for _ in range(10_000):
+        await actor.inbox.join()
+        if clock.advance(0) == 0 and actor.inbox.empty():
+            return
+    raise AssertionError("the table never settled")
+
+
+async def _table(
+    lobby: Lobby, clock: FakeClock, name: str, person: str, seed: int, timers: dict[str, Any], **settings: Any
+) -> TableActor:
+    """A started table: ``person`` (who never connects: the turn clock plays for them) and three bots."""
+    request = {"name": name, "player": person, "timers": {"bot_delay": 0, **timers}, **settings}
+    owner = await lobby.create(request, seed=seed)
+    actor = lobby.get(str(owner["table"]))
+    await actor.ask(AddBots(str(owner["token"])))
+    await actor.ask(Start(str(owner["token"])))
+    await _settle(clock, actor)
+    return actor
+
+
+async def _build_club(url: str) -> dict[str, str]:
+    """A finished East round, and a game still running: its first hand over, its second under way.
+    The running game's turn clock is long, so once the live server restores it, it waits at Ann's
+    turn for ten minutes (she never connects) instead of playing on while a test reads it.
+    """
+    engine = make_engine(url)
+    await upgrade(engine)
+    clock = FakeClock()
+    lobby = Lobby(clock=clock, journal=SqlJournal(engine))
+    done = await _table(lobby, clock, CLUB, "Ann", 7, {"turn": 3}, overrides={"game_length": "east"})
+    while done.status == "playing":
+        clock.advance(3)
+        await _settle(clock, done)
+    running = await _table(lobby, clock, IMG, SVG, 9, {"turn": 600})
+    for _ in range(200):
+        assert running.game is not None and running.status == "playing"
+        game = running.game
+        if game.phase is GamePhase.DEAL and game.deal_number >= 1 and len(game.deal.discards) >= 8:
+            break
+        clock.advance(600)
+        await _settle(clock, running)
+    ids = {"done": done.id, "running": running.id}
+    await lobby.close()
+    await engine.dispose()
+    return ids
+
+
+def build_club(url: str) -> dict[str, str]:
+    """:func:`_build_club` on an event loop of its own (Playwright's sync API may own this thread's)."""
+    out: dict[str, dict[str, str]] = {}
+    thread = threading.Thread(target=lambda: out.setdefault("ids", asyncio.run(_build_club(url))))
+    thread.start()
+    thread.join(timeout=120)
+    assert "ids" in out, "building the club's database failed"
+    return out["ids"]
+
+
+@pytest.fixture(scope="module")
+def club(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, dict[str, str]]]:
+    """The live server on a database with a finished and a running game; their ids."""
+    url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('club') / 'club.db'}"
+    ids = build_club(url)
+    with LiveServer(db=url) as server:
+        yield server, ids
+
+
+def api(page: Page, url: str) -> Any:
+    response = page.request.get(url)
+    assert response.ok, f"{url}: {response.status}"
+    return response.json()
+
+
+PUBLIC_TILES = ".discards [data-tile], .meld [data-tile], .bonus-row [data-tile], .offer [data-tile]"
+SHOWN = f"""() => ({{
+    step: document.getElementById("step-count").textContent,
+    ended: !document.getElementById("result").hidden,
+    hidden: document.querySelectorAll("#stage [data-tile]:not({PUBLIC_TILES})").length,
+    backs: document.querySelectorAll("#board .concealed .tile.back").length,
+    counts: document.querySelectorAll("#board .concealed .count").length,
+}})"""
+
+
+def step_through_public(page: Page, number: int, total: int) -> bool:
+    """Step from the first to the last step with →, checking at each that the page shows no tile but
+    the public ones: discards, claimed or declared sets, bonus tiles and the tile on offer; every hand
+    is tile backs and a count, with no drawn tile and no waits. True if the hand ended (face up).
+    """
+    for i in range(1, total + 1):
+        shown = page.evaluate(SHOWN)
+        assert shown["step"] == f"Step {i} of {total}:"
+        if shown["ended"]:  # a hand that is over is face up for everyone (R12.3)
+            assert i == total
+            return True
+        assert shown["hidden"] == 0, f"hand {number}, step {i}: {shown['hidden']} tiles no spectator may see"
+        assert shown["backs"] > 0 and shown["counts"] == 4
+        page.keyboard.press("ArrowRight")
+    return False
+
+
+def test_a_finished_games_page_and_a_hand_stepped_to_its_score_with_the_keyboard(
+    club: tuple[LiveServer, dict[str, str]], new_page: Any, artifacts: Path
+) -> None:
+    live, ids = club
+    page = new_page(1280, 900)
+    game_id = ids["done"]
+    detail = api(page, f"{live.url}/api/games/{game_id}")
+    names = [p["name"] for p in detail["players"]]
+
+    # the lobby links to the games, and the games list to the game
+    page.goto(live.url + "/")
+    page.get_by_role("link", name="Game history").click()
+    page.wait_for_url("**/games")
+    page.locator(f".game-item[data-game='{game_id}'] .game-link").click()
+    page.wait_for_url(f"**/games/{game_id}")
+
+    # one row per hand: winner, value and payments as the API has them; a line per seat in the chart
+    expect(page.locator("#game-name")).to_have_text(CLUB)
+    rows = page.locator("#hand-rows tr")
+    expect(rows).to_have_count(len(detail["hand_rows"]))
+    for row, hand in zip(rows.all(), detail["hand_rows"], strict=True):
+        winner = "—" if hand["winner"] is None else names[hand["winner"]]
+        expect(row.locator("td").nth(2)).to_have_text(winner)
+        expect(row.locator("td.value")).to_have_text("—" if hand["value"] is None else str(hand["value"]))
+        expect(row.locator(".pay-list li")).to_have_count(len(hand["payments"]))
+    chart = page.locator("#chart-box svg")
+    expect(chart.locator("polyline")).to_have_count(4)
+    for s, line in enumerate(chart.locator("polyline").all()):
+        assert len(str(line.get_attribute("points")).split()) == len(detail["series"][s])
+    assert sorted(chart.locator("text.end-label").all_text_contents()) == sorted(names)
+    finals = [line[-1] for line in detail["series"]]
+    expect(page.locator("#standings li .score").first).to_have_text(str(max(finals)))
+    expect(page.locator("#differences tbody")).to_contain_text("game length")
+    expect(page.locator("#log-link")).to_have_attribute("href", f"/games/{game_id}/log.json")
+    page.screenshot(path=artifacts / "history-game-desktop.png", full_page=True)
+    page.set_viewport_size({"width": 360, "height": 780})
+    expect(chart.locator("polyline")).to_have_count(4)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.screenshot(path=artifacts / "history-game-360.png", full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+    # the first hand somebody won (hand 1 with this seed), from its row's link
+    hand = next(h for h in detail["hand_rows"] if h["winner"] is not None)
+    number = hand["number"] + 1
+    steps = api(page, f"{live.url}/api/games/{game_id}/hands/{number}")["steps"]
+    page.locator(f"#hand-rows tr[data-hand='{number}'] a.replay-link").click()
+    page.wait_for_url(f"**/games/{game_id}/hands/{number}")
+    count = page.locator("#step-count")
+    expect(count).to_have_text(f"Step 1 of {len(steps)}:")
+    expect(page.locator("#board .seat .concealed [data-tile]").first).to_be_visible()  # face up
+    shot = None
+    for i, step in enumerate(steps[1:], start=2):
+        page.keyboard.press("ArrowRight")
+        expect(count).to_have_text(f"Step {i} of {len(steps)}:")
+        analysis = step.get("analysis")
+        if analysis and analysis["shanten"] >= 0:
+            expect(page.locator("#analysis")).to_contain_text(f"shanten {analysis['shanten']}")
+            waits = analysis.get("waits") or []
+            expect(page.locator("#analysis [data-tile]")).to_have_count(len(waits))
+            if waits and shot is None:
+                shot = i
+                page.screenshot(path=artifacts / "history-replay-desktop.png", full_page=True)
+    expect(page.locator("#next")).to_be_disabled()
+
+    # the end: the winner's score line by line, then every payment, as the API gives them
+    result = steps[-1]["view"]["result"]
+    panel = page.locator("#result")
+    expect(panel).to_be_visible()
+    expect(panel.locator("h2")).to_have_text(f"Hand {number}: {names[result['winner']]} wins")
+    score = result["scores"][result["winner"]]
+    items = panel.locator(".reveal.winner .score-items tbody tr")
+    expect(items).to_have_count(len(score["items"]))
+    for row, item in zip(items.all(), score["items"], strict=True):
+        expect(row.locator(".rule")).to_have_text(item["rule"])
+        expect(row.locator(".text")).to_have_text(item["text"])
+    expect(panel.locator(".reveal.winner tfoot .arith")).to_contain_text(score["arithmetic"])
+    expect(panel.locator(".reveal.winner tfoot .total")).to_have_text(str(score["value"]))
+    payments = panel.locator(".payments tbody tr")
+    expect(payments).to_have_count(len(result["payments"]))
+    for row, payment in zip(payments.all(), result["payments"], strict=True):
+        expect(row.locator(".who")).to_have_text(f"{names[payment['from']]} → {names[payment['to']]}")
+        expect(row.locator(".num")).to_have_text(str(payment["amount"]))
+        expect(row.locator(".text")).to_have_text(payment["text"])
+    expect(panel.locator(".changes li")).to_have_count(4)
+    page.screenshot(path=artifacts / "history-replay-end-desktop.png", full_page=True)
+    page.set_viewport_size({"width": 360, "height": 780})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.screenshot(path=artifacts / "history-replay-end-360.png", full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+    # Home goes back to the deal; one seat's view shows only that seat's hand while the hand runs
+    page.keyboard.press("Home")
+    expect(count).to_have_text(f"Step 1 of {len(steps)}:")
+    page.select_option("#perspective", "2")
+    expect(page.locator("#board .seat[data-seat='2'] .concealed [data-tile]").first).to_be_visible()
+    for other in (0, 1, 3):
+        expect(page.locator(f"#board .seat[data-seat='{other}'] .concealed [data-tile]")).to_have_count(0)
+    page.locator("#next").focus()
+    page.keyboard.press("End")
+    expect(count).to_have_text(f"Step {len(steps)} of {len(steps)}:")
+    expect(page).to_have_url(re.compile(rf"/hands/{number}\?seat=2&step={len(steps)}$"))  # a link to this moment
+
+
+def test_a_running_games_replay_reveals_no_concealed_tile_from_any_perspective(
+    club: tuple[LiveServer, dict[str, str]], new_page: Any, artifacts: Path
+) -> None:
+    live, ids = club
+    page = new_page(1280, 900)
+    game_id = ids["running"]
+    detail = api(page, f"{live.url}/api/games/{game_id}")
+    assert detail["status"] == "playing" and detail["hand_rows"], "the running game should have a finished hand"
+    current = len(detail["hand_rows"]) + 1
+
+    page.goto(f"{live.url}/games/{game_id}")
+    expect(page.locator("#current-hand-link")).to_have_attribute("href", f"/games/{game_id}/hands/{current}")
+    for number in (1, current):
+        for seat in ("", "0", "1", "2", "3"):
+            page.goto(f"{live.url}/games/{game_id}/hands/{number}" + (f"?seat={seat}" if seat else ""))
+            expect(page.locator("#running-note")).to_be_visible()
+            expect(page.locator("#perspective")).to_be_disabled()
+            count = page.locator("#step-count")
+            expect(count).to_contain_text("Step 1 of ")
+            total = int(str(count.text_content()).split(" of ")[1].rstrip(":"))
+            assert step_through_public(page, number, total) == (number < current)
+            if number == current and seat == "0":
+                page.screenshot(path=artifacts / "history-running-desktop.png", full_page=True)
+
+
+def test_markup_in_table_and_player_names_is_text_on_the_history_pages(
+    club: tuple[LiveServer, dict[str, str]], new_page: Any
+) -> None:
+    live, ids = club
+    page = new_page(1280, 900, bypass_csp=True)  # were any name parsed as HTML, its script would run
+    page.goto(f"{live.url}/games")
+    item = page.locator(f".game-item[data-game='{ids['running']}']")
+    expect(item.locator(".game-link")).to_have_text(IMG)
+    expect(item.locator(".game-seats a").first).to_have_text(SVG)
+    item.locator(".game-seats a").first.click()
+    expect(page.locator("#player-name")).to_have_text(SVG)
+    expect(page.locator("#stats .stat").first).to_contain_text("Games")
+    page.locator("#recent a").first.click()
+    expect(page.locator("#game-name")).to_have_text(IMG)
+    expect(page.locator("#hand-rows tr").first.locator("td").nth(1)).to_have_text(SVG)  # the first dealer
+    assert IMG in page.title()
+
+    page.goto(f"{live.url}/games?player={SVG}")
+    expect(page.locator(".game-item")).to_have_count(1)
+    expect(page.locator("#filter-player")).to_have_value(SVG)
+    missing = page.goto(f"{live.url}/games/{IMG}")
+    assert missing is not None and missing.status == 404
+    expect(page.locator("h1")).to_have_text("No such game")

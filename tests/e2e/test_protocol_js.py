@@ -1,0 +1,97 @@
+"""static/js/protocol.js in the browser: its `patch` rebuilds exactly what the server's `diff` describes,
+a seq gap asks for a resync and waits for the snapshot, and a dropped socket reconnects by itself.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from browserkit import LiveServer
+from pagekit import create_table, fill_with_bots_and_start
+from playwright.sync_api import expect
+
+from game import Game, Rules, apply, view
+from game.policy import choose
+from server.statediff import diff
+
+pytestmark = pytest.mark.e2e
+
+PATCH_ALL = """async (steps) => {
+  const { patch } = await import("/static/js/protocol.js");
+  return JSON.stringify(JSON.parse(steps).map(([before, ops]) => patch(before, ops)));
+}"""  # JSON text both ways: much quicker than Playwright's serialisation of ~800 documents
+
+GAP = """async () => {
+  const { TableSocket } = await import("/static/js/protocol.js");
+  const sent = [], seen = [];
+  const socket = new TableSocket({ path: "/ws", table: "t", token: null, onState: (s) => seen.push(s.n) });
+  socket.send = (tag) => { sent.push(tag); return true; };
+  const frame = (t, d) => socket.receive(JSON.stringify({ t, d }));
+  frame("snapshot", { seq: 1, now: Date.now(), state: { n: 1 } });
+  frame("diff", { seq: 2, ops: { n: [2] } });
+  frame("diff", { seq: 4, ops: { n: [4] } });  // 3 went missing
+  frame("diff", { seq: 5, ops: { n: [5] } });  // ignored: a snapshot is on its way
+  frame("snapshot", { seq: 6, now: Date.now(), state: { n: 6 } });
+  frame("diff", { seq: 7, ops: { n: [7] } });
+  return { sent, seen };
+}"""
+
+
+def diffs_of_a_game(seed: int, actions: int = 160) -> list[tuple[Any, Any, Any]]:
+    """(before, diff, after) for every viewer's view (seats 0–3 and a spectator) that changed, through
+    the first ``actions`` actions of a self-played game: past the end of its first deal.
+    """
+    game = Game(Rules(), seed)
+    viewers = [0, 1, 2, 3, None]
+    last = {v: view(game, v) for v in viewers}
+    steps = []
+    for _ in range(actions):
+        waiting = game.to_act()  # seats still to answer (a seat that answered a claim may still change it)
+        if not waiting:
+            break
+        seat = waiting[0]
+        apply(game, seat, choose(game, seat).to_json())
+        for v in viewers:
+            now = view(game, v)
+            change = diff(last[v], now)
+            if change is not None:
+                steps.append((last[v], change, now))
+            last[v] = now
+    return steps
+
+
+def test_patch_rebuilds_what_the_server_diffs(live: LiveServer, new_page: Any) -> None:
+    page = new_page()
+    page.goto(live.url + "/")
+    steps = diffs_of_a_game(3)
+    assert len(steps) > 300
+    assert any(before["deal"] != after["deal"] for before, _, after in steps), "the game never reached its second deal"
+    patched = json.loads(page.evaluate(PATCH_ALL, json.dumps([[before, change] for before, change, _ in steps])))
+    assert patched == [after for _, _, after in steps]
+
+
+def test_a_seq_gap_asks_for_a_resync_and_waits_for_the_snapshot(live: LiveServer, new_page: Any) -> None:
+    page = new_page()
+    page.goto(live.url + "/")
+    assert page.evaluate(GAP) == {"sent": ["resync"], "seen": [1, 2, 6, 7]}
+
+
+def test_a_dropped_socket_reconnects_and_keeps_the_seat(live: LiveServer, new_page: Any) -> None:
+    page = new_page()
+    table_id = create_table(page, live.url, "Ann", bot_delay=0.05)
+    fill_with_bots_and_start(page)
+    expect(page.locator("#conn")).to_have_text("Connected")
+    hand = page.locator("#hand [data-tile]")
+    expect(hand).to_have_count(14)
+
+    def drop() -> None:
+        for conn in live.lobby.get(table_id).connections:
+            conn.close(1013, "too slow: reconnect to get a snapshot")
+
+    live.call(drop)
+    expect(page.locator("#conn")).to_contain_text("Reconnecting")
+    expect(page.locator("#conn")).to_have_text("Connected")
+    expect(hand).to_have_count(14)
+    assert live.call(lambda: len(live.lobby.get(table_id).connections)) == 1
