@@ -1,0 +1,153 @@
+"""Read-only queries behind the history pages: the games list, one game's hands, a player's record.
+Each runs a few indexed queries and never loads the action log (only replays do).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from game.rules import Rules
+from game.rulesets import RULESETS, differences
+from server.store.models import GameRow, HandRow, SeatRow
+
+__all__ = ["game_detail", "list_games", "player_record"]
+
+LISTED = ("playing", "over", "stopped")  # a table still waiting for players has no history yet
+
+
+def _iso(when: datetime | None) -> str | None:
+    return None if when is None else when.isoformat()
+
+
+async def _seats(session: AsyncSession, ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    seats: dict[str, list[dict[str, Any]]] = defaultdict(lambda: [{}, {}, {}, {}])
+    if ids:
+        for row in await session.scalars(select(SeatRow).where(SeatRow.game_id.in_(ids))):
+            seats[row.game_id][row.seat] = {"name": row.name, "bot": row.bot, "score": row.score}
+    return seats
+
+
+def _summary(game: GameRow, seats: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "id": game.id,
+        "name": game.name,
+        "status": game.status,
+        "ruleset": game.ruleset,
+        "created": _iso(game.created_at),
+        "finished": _iso(game.finished_at),
+        "hands": game.hands,
+        "scores": game.scores,
+        "players": seats,
+    }
+
+
+async def list_games(
+    session: AsyncSession, *, player: str | None = None, limit: int = 50, offset: int = 0
+) -> dict[str, Any]:
+    """Games newest first (running and finished), optionally only those ``player`` sat in."""
+    query = select(GameRow).where(GameRow.status.in_(LISTED))
+    count = select(func.count()).select_from(GameRow).where(GameRow.status.in_(LISTED))
+    if player:
+        sat = select(SeatRow.game_id).where(SeatRow.name == player, SeatRow.bot.is_(False))
+        query, count = query.where(GameRow.id.in_(sat)), count.where(GameRow.id.in_(sat))
+    games = (await session.scalars(query.order_by(GameRow.created_at.desc()).limit(limit).offset(offset))).all()
+    seats = await _seats(session, [g.id for g in games])
+    total = await session.scalar(count)
+    return {"total": total or 0, "games": [_summary(g, seats[g.id]) for g in games]}
+
+
+async def game_detail(session: AsyncSession, game_id: str) -> dict[str, Any] | None:
+    """One game: its players, ruleset (with its differences from classical), and one row per hand."""
+    game = await session.get(GameRow, game_id)
+    if game is None or game.status not in LISTED:
+        return None
+    seats = (await _seats(session, [game.id]))[game.id]
+    rules = Rules.from_json(game.options)
+    hands = (await session.scalars(select(HandRow).where(HandRow.game_id == game_id).order_by(HandRow.number))).all()
+    start = rules.starting_score
+    series = [[start] for _ in range(4)]
+    rows = []
+    for hand in hands:
+        for s in range(4):
+            series[s].append(hand.totals[s] if len(hand.totals) == 4 else series[s][-1])
+        rows.append(
+            {
+                "number": hand.number,
+                "round_wind": hand.round_wind,
+                "dealer": hand.dealer,
+                "winner": hand.winner,
+                "termination": hand.termination,
+                "win_by": hand.win_by,
+                "discarder": hand.discarder,
+                "value": hand.value,
+                "changes": hand.changes,
+                "totals": hand.totals,
+                "payments": hand.result.get("payments", []),
+            }
+        )
+    return {
+        **_summary(game, seats),
+        "ruleset": {
+            "name": game.ruleset,
+            "version": game.ruleset_version,
+            "options": game.options,
+            "differences": [
+                {"option": name, "classical": ours, "here": theirs}
+                for name, ours, theirs in differences(RULESETS["classical"], rules)
+            ],
+        },
+        "hand_rows": rows,
+        "series": series,
+    }
+
+
+async def player_record(session: AsyncSession, name: str) -> dict[str, Any] | None:
+    """A player's games and hands: wins (self-drawn or on a discard), deal-ins, values, score over time."""
+    sat = (
+        await session.execute(
+            select(SeatRow.game_id, SeatRow.seat, SeatRow.score, GameRow.status, GameRow.created_at, GameRow.options)
+            .join(GameRow, GameRow.id == SeatRow.game_id)
+            .where(SeatRow.name == name, SeatRow.bot.is_(False), GameRow.status.in_(LISTED))
+            .order_by(GameRow.created_at)
+        )
+    ).all()
+    if not sat:
+        return None
+    seat_in = {game_id: seat for game_id, seat, *_ in sat}
+    hands = (
+        await session.execute(
+            select(HandRow.game_id, HandRow.winner, HandRow.win_by, HandRow.discarder, HandRow.value).where(
+                HandRow.game_id.in_(list(seat_in))
+            )
+        )
+    ).all()
+    won = [h for h in hands if h.winner == seat_in[h.game_id]]
+    values = [h.value for h in won if h.value is not None]
+    over = [
+        (created, score - Rules.from_json(options).starting_score)
+        for _, _, score, status, created, options in sat
+        if status == "over" and score is not None
+    ]
+    return {
+        "name": name,
+        "games": len(sat),
+        "finished": len(over),
+        "hands": len(hands),
+        "won": len(won),
+        "self_drawn": sum(1 for h in won if h.win_by in ("wall", "loose")),
+        "on_discard": sum(1 for h in won if h.win_by in ("discard", "robbed_kong")),
+        "dealt_in": sum(1 for h in hands if h.discarder is not None and h.discarder == seat_in[h.game_id]),
+        "average_win": round(sum(values) / len(values), 1) if values else None,
+        "biggest_win": max(values) if values else None,
+        "total": sum(net for _, net in over),
+        "over_time": [{"date": _iso(created), "net": net} for created, net in over],
+        "recent": [
+            {"id": game_id, "status": status, "created": _iso(created)}
+            for game_id, _, _, status, created, _ in reversed(sat[-20:])
+        ],
+    }

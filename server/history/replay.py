@@ -1,0 +1,80 @@
+"""Step-by-step replays of one hand, rendered per viewer through the engine's `view()` (lesson 13):
+after a game, every hand may be shown face up, or as one seat saw it; during a game, only what a
+spectator sees. Each step carries the acting seat's shanten and waits when the viewer may know them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from game.game import Game, GamePhase
+from game.hand import shanten, waits
+from game.view import view
+from server.history.logfile import GameLog
+
+__all__ = ["HandNotFound", "hand_steps"]
+
+
+class HandNotFound(LookupError):
+    """The game has no such hand (yet)."""
+
+
+def hand_steps(log: GameLog, number: int, *, seat: int | None, reveal: bool) -> dict[str, Any]:
+    """Every state of hand ``number`` (0-based) as ``seat`` saw it, or face up when ``reveal``.
+
+    ``reveal`` must be False for a game that is still running: then ``seat`` is ignored and the
+    steps hold only public information.
+
+    :raises HandNotFound: if the log does not reach that hand.
+    """
+    game = Game(log.rules, log.seed)
+    actions = iter(log.actions)
+    while game.deal_number < number or (game.deal_number == number and game.phase is not GamePhase.DEAL):
+        if game.phase is GamePhase.OVER:
+            raise HandNotFound(f"the game ended after {len(game.results)} hands")
+        step = next(actions, None)
+        if step is None:
+            raise HandNotFound(f"hand {number + 1} has not been dealt yet")
+        game.apply(step.seat, step.action)
+    viewer = seat if reveal else None
+    steps = [_step(game, None, None, viewer, reveal)]
+    for step in actions:
+        answering = game.phase is GamePhase.DEAL and game.deal.window is not None
+        game.apply(step.seat, step.action)
+        shown = _step(game, step.seat, step.action, viewer, reveal)
+        if not reveal:
+            # While the game runs, who answered an open claim window, and how, stays secret (R12.2):
+            # a step is kept only when the public view changed, and a pass is not attributed.
+            if shown["view"] == steps[-1]["view"]:
+                continue
+            if answering and step.action.get("type") == "pass":
+                shown["actor"], shown["action"] = None, None
+        steps.append(shown)
+        if game.phase is not GamePhase.DEAL:
+            break
+    return {"hand": number, "seat": viewer, "face_up": reveal and seat is None, "steps": steps}
+
+
+def _step(
+    game: Game, actor: int | None, action: dict[str, Any] | None, seat: int | None, reveal: bool
+) -> dict[str, Any]:
+    shown = view(game, seat)
+    if reveal and seat is None:  # after the game: every hand face up, each through its own seat's view
+        seats: list[dict[str, Any]] = shown["seats"]  # type: ignore[assignment]
+        for s in range(4):
+            own: list[dict[str, Any]] = view(game, s)["seats"]  # type: ignore[assignment]
+            seats[s]["concealed"] = own[s].get("concealed", "")
+    shown.pop("legal_actions", None)
+    out: dict[str, Any] = {"actor": actor, "action": action, "view": shown}
+    if actor is not None and reveal and (seat is None or seat == actor) and game.phase is GamePhase.DEAL:
+        out["analysis"] = _analysis(game, actor)
+    return out
+
+
+def _analysis(game: Game, seat: int) -> dict[str, Any]:
+    hand = game.deal.hands[seat]
+    size = sum(hand[:34])
+    result: dict[str, Any] = {"seat": seat, "shanten": shanten(hand[:34] + [0] * 8)}
+    if size % 3 == 1:
+        result["waits"] = [t.code for t in waits(hand[:34] + [0] * 8, held=game.deal.held(seat))]
+    return result

@@ -1,0 +1,127 @@
+"""History routes over the stored games: the JSON API behind the history pages, and the game log
+download (docs/log-format.md). A running game's history is public information only.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from server.history.logfile import write_log
+from server.history.queries import game_detail, list_games, player_record
+from server.history.replay import HandNotFound, hand_steps
+from server.store.games import load_log
+from server.store.journal import SqlJournal
+
+__all__ = ["history_routes"]
+
+
+def _journal(request: Request) -> SqlJournal | None:
+    journal = getattr(request.app.state, "store", None)
+    return journal if isinstance(journal, SqlJournal) else None
+
+
+def _refuse(reason: str, message: str, status: int) -> Response:
+    return JSONResponse({"error": {"reason": reason, "message": message}}, status_code=status)
+
+
+async def game_log(request: Request) -> Response:
+    """A finished game's log as JSON Lines; a running game's is refused (it would reveal the hands)."""
+    journal = _journal(request)
+    if journal is None:
+        return _refuse("history/no_database", "this server keeps no history (it runs without a database)", 404)
+    game_id = request.path_params["game_id"]
+    async with journal.sessions() as session:
+        found = await load_log(session, game_id)
+    if found is None:
+        return _refuse("game/not_found", f"there is no game {game_id!r}", 404)
+    log, status = found
+    if status not in ("over", "stopped"):
+        return _refuse("game/running", "a game's log is published when the game ends", 409)
+    body = "\n".join(write_log(log)) + "\n"
+    headers = {"Content-Disposition": f'attachment; filename="sparrow-{game_id}.jsonl"'}
+    return Response(body, media_type="application/x-ndjson", headers=headers)
+
+
+_NO_DB = ("history/no_database", "this server keeps no history (it runs without a database)", 404)
+
+
+def _whole(text: str | None, default: int, low: int, high: int) -> int | None:
+    if text is None:
+        return default
+    return int(text) if text.isdigit() and low <= int(text) <= high else None
+
+
+async def api_games(request: Request) -> Response:
+    """Games, newest first: ``?player=NAME&limit=50&offset=0``."""
+    journal = _journal(request)
+    if journal is None:
+        return _refuse(*_NO_DB)
+    limit = _whole(request.query_params.get("limit"), 50, 1, 200)
+    offset = _whole(request.query_params.get("offset"), 0, 0, 10**9)
+    if limit is None or offset is None:
+        return _refuse("input/bad_query", "limit must be 1–200 and offset a whole number", 400)
+    async with journal.sessions() as session:
+        return JSONResponse(
+            await list_games(session, player=request.query_params.get("player"), limit=limit, offset=offset)
+        )
+
+
+async def api_game(request: Request) -> Response:
+    """One game: players, ruleset and its differences from classical, one row per hand, score series."""
+    journal = _journal(request)
+    if journal is None:
+        return _refuse(*_NO_DB)
+    async with journal.sessions() as session:
+        detail = await game_detail(session, request.path_params["game_id"])
+    if detail is None:
+        return _refuse("game/not_found", "there is no such game", 404)
+    return JSONResponse(detail)
+
+
+async def api_hand(request: Request) -> Response:
+    """Every step of one hand: face up (finished game), as ``?seat=N`` saw it, or public (running game)."""
+    journal = _journal(request)
+    if journal is None:
+        return _refuse(*_NO_DB)
+    number = _whole(request.path_params["number"], 0, 1, 10_000)
+    seat_text = request.query_params.get("seat")
+    seat = None if seat_text in (None, "") else _whole(seat_text, 0, 0, 3)
+    if number is None or (seat_text not in (None, "") and seat is None):
+        return _refuse("input/bad_query", "hands are numbered from 1 and seats are 0–3", 400)
+    async with journal.sessions() as session:
+        found = await load_log(session, request.path_params["game_id"])
+    if found is None:
+        return _refuse("game/not_found", "there is no such game", 404)
+    log, status = found
+    try:
+        steps = hand_steps(log, number - 1, seat=seat, reveal=status in ("over", "stopped"))
+    except HandNotFound as exc:
+        return _refuse("hand/not_found", str(exc), 404)
+    steps["running"] = status == "playing"
+    steps["names"] = [s["name"] for s in log.seats]
+    return JSONResponse(steps)
+
+
+async def api_player(request: Request) -> Response:
+    """A player's record."""
+    journal = _journal(request)
+    if journal is None:
+        return _refuse(*_NO_DB)
+    async with journal.sessions() as session:
+        record = await player_record(session, request.path_params["name"])
+    if record is None:
+        return _refuse("player/not_found", "nobody of that name has played here", 404)
+    return JSONResponse(record)
+
+
+def history_routes() -> list[BaseRoute]:
+    """The history routes, to add to the application's routes."""
+    return [
+        Route("/games/{game_id}/log.json", game_log, name="game_log"),
+        Route("/api/games", api_games, name="api_games"),
+        Route("/api/games/{game_id}", api_game, name="api_game"),
+        Route("/api/games/{game_id}/hands/{number}", api_hand, name="api_hand"),
+        Route("/api/players/{name}", api_player, name="api_player"),
+    ]

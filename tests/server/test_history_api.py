@@ -1,0 +1,122 @@
+"""The history API (issue 7): games list, one game's hands, step-by-step replays per viewer, a
+player's record — and a running game's history reveals no concealed tiles.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import pytest_asyncio
+from tablekit import Kit
+
+from server.app import create_app
+from server.store.journal import SqlJournal
+from server.store.migrate import upgrade
+from server.store.session import make_engine
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest_asyncio.fixture
+async def club(tmp_path: Path) -> AsyncIterator[tuple[httpx.AsyncClient, dict[str, Any]]]:
+    """A database with one finished East round and one game still running, served over HTTP."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'club.db'}"
+    engine = make_engine(url)
+    await upgrade(engine)
+    kit = Kit(SqlJournal(engine))
+    done = await kit.finished_game()
+    running, clients = await kit.table(humans=2, seed=9, timers={"turn": 3})
+    for _ in range(12):
+        await kit.advance(running, 3)
+    await engine.dispose()
+    app = create_app(db=url)
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://sparrow") as http:
+            yield http, {"done": done, "running": running}
+
+
+async def test_games_list_shows_finished_and_running_games_and_filters_by_player(club: Any) -> None:
+    http, games = club
+    listed = (await http.get("/api/games")).json()
+    assert listed["total"] == 2
+    by_id = {g["id"]: g for g in listed["games"]}
+    done = by_id[games["done"].id]
+    assert done["status"] == "over" and done["hands"] == len(games["done"].game.results)
+    assert [p["name"] for p in done["players"]] == ["Ann", "Bot 1", "Bot 2", "Bot 3"]
+    assert done["scores"] == list(games["done"].game.scores)
+    assert by_id[games["running"].id]["status"] == "playing"
+    bob = (await http.get("/api/games", params={"player": "Bob"})).json()
+    assert [g["id"] for g in bob["games"]] == [games["running"].id]
+    assert (await http.get("/api/games", params={"limit": "0"})).status_code == 400
+
+
+async def test_game_page_has_one_row_per_hand_a_score_series_and_the_ruleset_differences(club: Any) -> None:
+    http, games = club
+    game = games["done"].game
+    detail = (await http.get(f"/api/games/{games['done'].id}")).json()
+    assert len(detail["hand_rows"]) == len(game.results)
+    assert [len(s) for s in detail["series"]] == [len(game.results) + 1] * 4
+    assert [s[-1] for s in detail["series"]] == list(game.scores)
+    winners = [r.winner for r in game.results]
+    assert [row["winner"] for row in detail["hand_rows"]] == winners
+    assert all(row["value"] for row in detail["hand_rows"] if row["winner"] is not None)
+    assert {"option": "game_length", "classical": "full", "here": "east"} in detail["ruleset"]["differences"]
+    assert (await http.get("/api/games/nope")).status_code == 404
+
+
+async def test_finished_hand_replays_face_up_with_shanten_and_waits_then_the_score(club: Any) -> None:
+    http, games = club
+    hand = (await http.get(f"/api/games/{games['done'].id}/hands/1")).json()
+    steps = hand["steps"]
+    assert hand["face_up"] and steps[0]["actor"] is None
+    assert all(all("concealed" in s for s in step["view"]["seats"]) for step in steps)
+    assert any("waits" in step.get("analysis", {}) for step in steps)
+    assert all(step["analysis"]["seat"] == step["actor"] for step in steps if "analysis" in step)
+    result = steps[-1]["view"]["result"]
+    assert result["payments"] and result["scores"]
+    assert steps[-1]["view"]["phase"] in ("between", "over")
+
+
+async def test_one_seats_perspective_shows_only_its_own_tiles_until_the_end(club: Any) -> None:
+    http, games = club
+    steps = (await http.get(f"/api/games/{games['done'].id}/hands/1", params={"seat": 2})).json()["steps"]
+    for step in steps[:-1]:
+        assert [("concealed" in s) for s in step["view"]["seats"]] == [False, False, True, False]
+        assert "analysis" not in step or step["analysis"]["seat"] == 2
+
+
+async def test_a_running_games_history_reveals_no_concealed_tiles(club: Any) -> None:
+    http, games = club
+    for seat in ("", "0", "1"):
+        hand = (await http.get(f"/api/games/{games['running'].id}/hands/1", params={"seat": seat})).json()
+        assert hand["running"] and hand["seat"] is None
+        for step in hand["steps"]:
+            view = step["view"]
+            if view["phase"] == "deal" and view["result"] is None:
+                assert all("concealed" not in s for s in view["seats"])
+                assert "drawn" not in (view["turn"] or {})
+            assert "analysis" not in step
+            # R12.2: nobody learns who passed a claim window, nor sees a step where nothing public changed
+            assert (step["action"] or {}).get("type") != "pass"
+        views = [json.dumps(step["view"], sort_keys=True) for step in hand["steps"]]
+        assert all(a != b for a, b in zip(views, views[1:], strict=False))
+    assert (await http.get(f"/games/{games['running'].id}/log.json")).status_code == 409
+    assert (await http.get(f"/api/games/{games['running'].id}/hands/99")).status_code == 404
+
+
+async def test_player_record_counts_wins_deal_ins_and_values(club: Any) -> None:
+    http, games = club
+    game = games["done"].game
+    ann = (await http.get("/api/players/Ann")).json()
+    won = [r for r in game.results if r.winner == 0]
+    assert ann["games"] == 2 and ann["finished"] == 1
+    assert ann["won"] >= len(won)  # the running game may add wins
+    assert ann["self_drawn"] + ann["on_discard"] == ann["won"]
+    assert ann["total"] == game.scores[0] - 2000
+    assert len(ann["over_time"]) == 1
+    assert (await http.get("/api/players/Nobody")).status_code == 404
