@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/sparrow play --seed $${SEED:-1}
+	$(BIN)/sparrow serve
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
