@@ -9,11 +9,13 @@ them answered an open window (R12.2). A view changes for a seat only when someth
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from game.deal import Deal, DealPhase
 from game.game import Game, GamePhase
 from game.notation import format_tiles
 
-__all__ = ["view"]
+__all__ = ["view", "views"]
 
 
 def view(game: Game, seat: int | None) -> dict[str, object]:
@@ -21,25 +23,52 @@ def view(game: Game, seat: int | None) -> dict[str, object]:
 
     :raises ValueError: if ``seat`` is neither None nor 0–3.
     """
-    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3):
-        raise ValueError(f"seat must be None or 0–3, not {seat!r}")
+    return views(game, (seat,))[seat]
+
+
+def views(game: Game, seats: Iterable[int | None]) -> dict[int | None, dict[str, object]]:
+    """`view` for each of ``seats`` at once. The parts every seat sees alike are built once and shared
+    between the views (treat them as read-only): a table sends four views after every action.
+
+    :raises ValueError: if a seat is neither None nor 0–3.
+    """
+    wanted = list(seats)
+    for seat in wanted:
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3):
+            raise ValueError(f"seat must be None or 0–3, not {seat!r}")
     deal = game.deal
     face_up = deal.over  # R12.3: when a deal ends, every hand is revealed to every seat
-    seats = [_seat_view(game, deal, s, show=face_up or s == seat) for s in range(4)]
-    out: dict[str, object] = {
-        "seat": seat,
+    public_seats = [_seat_view(game, deal, s, show=face_up) for s in range(4)]
+    shared: dict[str, object] = {
         "phase": game.phase.value,
         "deal": game.deal_number if game.phase is GamePhase.DEAL else game.deal_number - 1,
         "round_wind": deal.round_wind.code,
         "dealer": deal.dealer,
-        "seats": seats,
         "wall": {"live": deal.wall.live_count, "dead": deal.wall.dead_count},
         "discards": [d.to_json() for d in deal.discards],
-        "turn": _turn_view(deal, seat),
         "result": _result_view(game),
-        "legal_actions": [] if seat is None else [a.to_json() for a in game.legal_actions(seat)],
         "ready": sorted(game.ready),
     }
+    out: dict[int | None, dict[str, object]] = {}
+    for seat in wanted:
+        if seat is None or face_up:
+            seat_list = public_seats
+        else:  # a seat sees its own concealed tiles, no one else's
+            seat_list = [_seat_view(game, deal, s, show=True) if s == seat else public_seats[s] for s in range(4)]
+        out[seat] = {
+            "seat": seat,
+            "phase": shared["phase"],
+            "deal": shared["deal"],
+            "round_wind": shared["round_wind"],
+            "dealer": shared["dealer"],
+            "seats": seat_list,
+            "wall": shared["wall"],
+            "discards": shared["discards"],
+            "turn": _turn_view(deal, seat),
+            "result": shared["result"],
+            "legal_actions": [] if seat is None else [a.to_json() for a in game.legal_actions(seat)],
+            "ready": shared["ready"],
+        }
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import sys
 
@@ -38,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from server.app import create_app
+    from server.collector import tame
     from server.ws import SocketConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -50,5 +52,18 @@ def run(args: argparse.Namespace) -> int:
             return 2
     app = create_app(socket_config=SocketConfig(allowed_origins=tuple(args.allow_origin)), db=args.db)
     print(f"Sparrow is serving on http://{args.host}:{args.port}  (Ctrl+C stops it)", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=64 * 1024, lifespan="on")
+    config = uvicorn.Config(
+        app, host=args.host, port=args.port, log_level="warning", ws_max_size=64 * 1024, lifespan="on"
+    )
+    server = uvicorn.Server(config)
+
+    async def main() -> None:
+        collector = asyncio.create_task(tame())
+        try:
+            await server.serve()
+        finally:
+            collector.cancel()
+
+    with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
+        runner.run(main())
     return 0

@@ -395,13 +395,10 @@ class TableActor:
 
     def _publish(self) -> None:
         """Send each connection the diff between what it last got and its view now."""
-        documents: dict[int | None, object] = {}
+        live = [conn for conn in self.connections if not conn.closed]
+        documents = self.state.documents(conn.seat for conn in live)
         diffs: dict[tuple[int | None, int], str | None] = {}
-        for conn in self.connections:
-            if conn.closed:
-                continue
-            if conn.seat not in documents:
-                documents[conn.seat] = self.state.document(conn.seat)
+        for conn in live:
             new = documents[conn.seat]
             key = (conn.seat, id(conn.last))
             if key not in diffs:  # connections that were in step share one diff

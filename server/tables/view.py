@@ -5,9 +5,10 @@ the table around it (names, who is here, timers, the clock, chat). The game part
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from game.view import view
+from game.view import views
 
 if TYPE_CHECKING:
     from server.tables.actor import TableActor
@@ -20,34 +21,46 @@ class TableState:
 
     def __init__(self, actor: TableActor) -> None:
         self.actor = actor
+        # The settings never change: their JSON is built once. The public part is rebuilt on every
+        # call but the previous object is handed out while it is equal, so the documents of a table
+        # share it and `statediff.diff` passes over it by identity.
+        self._settings_json = (actor.settings.ruleset.to_json(), actor.settings.timers.to_json())
+        self._public: dict[str, object] | None = None
 
     def document(self, seat: int | None) -> dict[str, object]:
         """Everything ``seat`` (or a spectator, ``None``) may see of the table now."""
+        return self.documents((seat,))[seat]
+
+    def documents(self, seats: Iterable[int | None]) -> dict[int | None, dict[str, object]]:
+        """`document` for each of ``seats``; what they see alike is built once and shared (read-only)."""
         actor = self.actor
+        wanted = set(seats)
+        games: dict[int | None, dict[str, object]] = {} if actor.game is None else views(actor.game, wanted)
+        table = self.public()
+        clock = {
+            "window": actor.window,
+            "kind": actor.deadline_kind,
+            "deadline": None if actor.deadline is None else int(actor.deadline * 1000),
+        }
+        chat = list(actor.chat)
         return {
-            "seat": seat,
-            "table": self.public(),
-            "game": None if actor.game is None else view(actor.game, seat),
-            "clock": {
-                "window": actor.window,
-                "kind": actor.deadline_kind,
-                "deadline": None if actor.deadline is None else int(actor.deadline * 1000),
-            },
-            "chat": list(actor.chat),
+            seat: {"seat": seat, "table": table, "game": games.get(seat), "clock": clock, "chat": chat}
+            for seat in wanted
         }
 
     def public(self) -> dict[str, object]:
         """The table as anyone may see it, in the lobby list too."""
         actor = self.actor
         settings = actor.settings
-        return {
+        ruleset, timers = self._settings_json
+        fresh: dict[str, object] = {
             "id": actor.id,
             "name": settings.name,
             "public": settings.public,
             "status": actor.status,
             "owner": actor.owner,
-            "ruleset": settings.ruleset.to_json(),
-            "timers": settings.timers.to_json(),
+            "ruleset": ruleset,
+            "timers": timers,
             "seats": [
                 None
                 if s is None
@@ -61,3 +74,8 @@ class TableState:
                 for s in actor.seats
             ],
         }
+        cached = self._public
+        if cached is not None and cached == fresh:
+            return cached
+        self._public = fresh
+        return fresh
