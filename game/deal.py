@@ -61,7 +61,10 @@ class Discard:
 
     def to_json(self) -> dict[str, object]:
         """Public record of the discard (R12.1)."""
-        return {"seat": self.seat, "tile": self.tile.code, "claimed_by": self.claimed_by}
+        out: dict[str, object] = {"seat": self.seat, "tile": self.tile.code}
+        if self.claimed_by is not None:  # sent after every discard to every seat: no null to carry
+            out["claimed_by"] = self.claimed_by
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -639,7 +642,8 @@ class Deal:
             "hands": [format_tiles(self._tiles_of(s)) for s in range(4)],
             "melds": [[m.to_json() for m in self.melds[s]] for s in range(4)],
             "bonus": [[t.code for t in self.bonus[s]] for s in range(4)],
-            "discards": [d.to_json() for d in self.discards],
+            # spelled out, claimed_by null included, so digests stay what they were when logs were written
+            "discards": [{"seat": d.seat, "tile": d.tile.code, "claimed_by": d.claimed_by} for d in self.discards],
             "phase": self.phase.value,
             "current": self.current,
             "drawn": None if self.drawn is None else self.drawn.code,

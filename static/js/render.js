@@ -91,11 +91,11 @@ export function discardList(discards, s, names, latest = discards.length - 1) {
     const li = el("li");
     const isLatest = i === latest;
     let label = tileName(d.tile);
-    if (d.claimed_by !== null) label += `, claimed by ${names[d.claimed_by]}`;
+    if (d.claimed_by != null) label += `, claimed by ${names[d.claimed_by]}`;
     if (isLatest) label += ", latest discard";
     const tile = tileElement(d.tile, { label });
     if (isLatest) li.classList.add("latest");
-    if (d.claimed_by !== null) li.classList.add("claimed");
+    if (d.claimed_by != null) li.classList.add("claimed");
     li.append(tile);
     list.append(li);
   });

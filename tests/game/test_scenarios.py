@@ -510,7 +510,7 @@ def test_r5_2d_discard_and_the_next_seat_draws() -> None:
         {"type": "draw", "seat": 1, "tile": "9d", "source": "wall"},
         {"type": "turn", "seat": 1},
     ]
-    assert view(game, 3)["discards"] == [{"seat": 0, "tile": "5b", "claimed_by": None}]
+    assert view(game, 3)["discards"] == [{"seat": 0, "tile": "5b"}]
     assert seat_view(game, 0)["tiles"] == 13
     assert game.to_act() == [1] and offered(game, 0) == []
 
