@@ -27,7 +27,8 @@ from rich.table import Table as RichTable
 from websockets.exceptions import WebSocketException
 
 from server.cli.arguments import whole_number
-from server.cli.loadclient import HttpJson, LoadError, Player, Sampler, Stats, Table, api_base, listener, process
+from server.cli.loadclient import HttpJson, LoadError, Player, Stats, Table, api_base
+from server.cli.loadcpu import Sampler, listener, process
 
 __all__ = ["Options", "loadtest", "register"]
 

@@ -1,0 +1,94 @@
+"""CPU and memory figures for ``sparrow loadtest``: the server's and the load client's own, sampled
+with psutil, and the client's event-loop lag (if the client is late, latency is the client's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import psutil  # type: ignore[import-untyped]  # no stubs in the pinned dependencies
+
+__all__ = ["Sampler", "listener", "process"]
+
+
+def listener(port: int) -> int | None:
+    """The PID of the process listening on ``port`` here, if it can be seen."""
+    try:
+        for conn in psutil.net_connections(kind="tcp"):
+            if conn.status == psutil.CONN_LISTEN and conn.laddr and conn.laddr.port == port and conn.pid:
+                return int(conn.pid)
+    except (psutil.Error, OSError):
+        return None
+    return None
+
+
+def process(pid: int | None) -> psutil.Process | None:
+    try:
+        return None if pid is None else psutil.Process(pid)
+    except psutil.Error:
+        return None
+
+
+class Sampler:
+    """CPU (percent of one core) and RSS of the server and of this client, sampled once a second."""
+
+    def __init__(self, server: psutil.Process | None, me: psutil.Process) -> None:
+        self.procs = {"server": server, "client": me}
+        self.start = {k: self._cpu(p) for k, p in self.procs.items()}
+        self.last = dict(self.start)
+        self.t0 = self.t = time.perf_counter()
+        self.peak: dict[str, float] = {k: 0.0 for k in self.procs}
+        self.recent: dict[str, float] = {k: 0.0 for k in self.procs}
+        self.rss: dict[str, list[int]] = {k: [] for k in self.procs}
+        self.busy0 = self.busy = self._busy()  # every process on the machine, in CPU seconds
+        self.lags: list[float] = []  # this client's event-loop lag, seconds
+
+    @staticmethod
+    def _busy() -> float:
+        times = psutil.cpu_times()
+        return float(sum(times) - times.idle - getattr(times, "iowait", 0.0))
+
+    async def watch_loop(self) -> None:
+        """Record how late a 50 ms sleep wakes up: the client's own event-loop lag."""
+        loop = asyncio.get_running_loop()
+        while True:
+            before = loop.time()
+            await asyncio.sleep(0.05)
+            self.lags.append(loop.time() - before - 0.05)
+
+    @staticmethod
+    def _cpu(proc: psutil.Process | None) -> float:
+        if proc is None:
+            return 0.0
+        try:
+            times = proc.cpu_times()
+        except psutil.Error:
+            return 0.0
+        return float(times.user + times.system)
+
+    def sample(self) -> None:
+        """Take one sample of each process."""
+        now = time.perf_counter()
+        for key, proc in self.procs.items():
+            if proc is None:
+                continue
+            cpu = self._cpu(proc)
+            if now - self.t >= 0.5:  # shorter spans are mostly the 10 ms granularity of CPU times
+                self.recent[key] = 100 * (cpu - self.last[key]) / (now - self.t)
+                self.peak[key] = max(self.peak[key], self.recent[key])
+            self.last[key] = cpu
+            try:
+                self.rss[key].append(proc.memory_info().rss)
+            except psutil.Error:
+                pass
+        self.busy = self._busy()
+        self.t = now
+
+    def machine(self) -> float:
+        """CPU use of the whole machine over the run, in percent of one core."""
+        return 100 * (self.busy - self.busy0) / max(self.t - self.t0, 1e-9)
+
+    def average(self, key: str) -> float:
+        """Average CPU of ``server`` or ``client`` over the run, in percent of one core."""
+        return 100 * (self.last[key] - self.start[key]) / max(self.t - self.t0, 1e-9)
