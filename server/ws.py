@@ -135,7 +135,8 @@ async def _reader(websocket: WebSocket, conn: Connection, actor: TableActor, con
     limiter = RateLimiter(config.rate, config.burst, loop.time())
     refusals = 0
     while not conn.closed:
-        frame = await asyncio.wait_for(_receive(websocket), config.idle_timeout)
+        async with asyncio.timeout(config.idle_timeout):  # no task per frame, unlike wait_for
+            frame = await _receive(websocket)
         if not limiter.allow(loop.time()):
             refusals += 1
             conn.send(_refusal(ProtocolError("rate/limited", "slow down: too many messages"), _request_id(frame)))

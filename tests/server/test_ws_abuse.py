@@ -105,6 +105,24 @@ async def test_socket_that_never_says_hello_is_closed_with_1008() -> None:
         await _plays_on(clients)
 
 
+@pytest.mark.asyncio
+async def test_a_socket_silent_past_the_idle_limit_is_closed_and_its_seat_kept() -> None:
+    async with LiveServer.running(socket_config=SocketConfig(idle_timeout=0.5)) as live:
+        table_id, tokens = await live.seat_four()
+        await live.start(table_id, tokens[0])
+        quiet = await live.attach(table_id, tokens[1])
+        talker = await live.attach(table_id, tokens[2])
+        for _ in range(4):  # pings keep a socket open past the limit
+            await asyncio.sleep(0.2)
+            await talker.send("ping")
+        assert await quiet.closed() == 1001  # going away: the client may reconnect
+        assert talker.close_code is None
+        back = await live.attach(table_id, tokens[1])  # same token: the seat was kept
+        assert back.state["seat"] == 1
+        await back.close()
+        await talker.close()
+
+
 # ------------------------------------------------------------------ acting out of place
 @pytest.mark.asyncio
 async def test_moves_for_another_seat_or_out_of_turn_are_refused(live: LiveServer) -> None:
