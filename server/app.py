@@ -147,6 +147,7 @@ def create_app(
         finally:
             await app.state.lobby.close(1012)  # clients reconnect when the server is back (lesson 12)
             if engine is not None:
+                await app.state.store.close()  # the journal's last writes are committed before the engine goes
                 await engine.dispose()
 
     routes = [

@@ -1,19 +1,29 @@
-"""`SqlJournal`: the table journal in the database. Each call is one transaction, committed before
-it returns, so an action is durable before any client hears of it (lesson 11).
+"""`SqlJournal`: the table journal in the database.
+
+Every write goes through one `GroupWriter` (server/store/writer.py): a call waits while its write
+is committed, possibly in the same transaction as other tables' writes made meanwhile, and returns
+only once it is committed. So an action is durable before any client hears of it (lesson 11), and
+under load many tables share one commit. Every call, not only `record`, goes through the writer
+and the writes run in the order the calls were made, so a game's row (or seats) is committed in the
+same transaction as its first action or an earlier one, never after it. A write that fails alone
+(say, a duplicate action) fails its own call and no other.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 
 from game.rulesets import ruleset
 from server.store.models import ActionRow, ChatRow, GameRow, HandRow, PlayerRow, SeatRow
 from server.store.session import make_sessions
+from server.store.writer import BATCH_CAP, GroupWriter
 from server.tables.journal import Record, SeatRecord, StoredTable
 from server.tables.settings import TableSettings, Timers
 
@@ -32,106 +42,77 @@ def to_seconds(when: datetime) -> float:
     return when.timestamp()
 
 
-class SqlJournal:
-    """A journal in a SQLAlchemy database (SQLite or PostgreSQL)."""
+# What the writer is given: a `Record`, or one of these (the arguments of the other calls).
+@dataclass(frozen=True, slots=True)
+class _Created:
+    table: StoredTable
 
-    def __init__(self, engine: AsyncEngine) -> None:
+
+@dataclass(frozen=True, slots=True)
+class _Seats:
+    table: str
+    seats: list[SeatRecord | None]
+    owner: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Started:
+    table: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Stopped:
+    table: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Chat:
+    table: str
+    line: dict[str, object]
+
+
+_Write = Record | _Created | _Seats | _Started | _Stopped | _Chat
+
+
+class SqlJournal:
+    """A journal in a SQLAlchemy database (SQLite or PostgreSQL). Each call returns once its write
+    is committed; `close` (before the engine is disposed) waits for the writes still under way.
+    ``batch_cap`` is the most writes one transaction holds (1: a transaction per write).
+    """
+
+    def __init__(self, engine: AsyncEngine, *, batch_cap: int = BATCH_CAP) -> None:
         self.engine = engine
         self.sessions = make_sessions(engine)
+        self.writer: GroupWriter[_Write] = GroupWriter(engine, _write, cap=batch_cap)
 
     async def table_created(self, table: StoredTable) -> None:
         """Insert the game row."""
-        s = table.settings
-        async with self.sessions.begin() as session:
-            session.add(
-                GameRow(
-                    id=table.id,
-                    name=s.name,
-                    ruleset=s.ruleset.name,
-                    ruleset_version=s.ruleset.version,
-                    options=s.ruleset.rules.to_json(),
-                    overrides=dict(s.ruleset.overrides),
-                    timers=s.timers.to_json(),
-                    public=s.public,
-                    seed=table.seed,
-                    status="waiting",
-                    owner_seat=None,
-                    version=0,
-                    hands=0,
-                    scores=None,
-                    created_at=_when(table.created),
-                )
-            )
+        await self.writer.submit(_Created(table))
 
     async def seats_changed(self, table: str, seats: list[SeatRecord | None], owner: int | None) -> None:
         """Replace the game's seat rows and owner."""
-        async with self.sessions.begin() as session:
-            await session.execute(delete(SeatRow).where(SeatRow.game_id == table))
-            for i, seat in enumerate(seats):
-                if seat is None:
-                    continue
-                bot = seat.token_hash is None if seat.bot is None else seat.bot
-                player = None if bot else await _player(session, seat.name)
-                session.add(
-                    SeatRow(
-                        game_id=table, seat=i, name=seat.name, bot=bot, player_id=player, token_hash=seat.token_hash
-                    )
-                )
-            await session.execute(update(GameRow).where(GameRow.id == table).values(owner_seat=owner))
+        await self.writer.submit(_Seats(table, list(seats), owner))
 
     async def started(self, table: str, at: float) -> None:
         """Mark the game playing."""
-        async with self.sessions.begin() as session:
-            values = {"status": "playing", "started_at": _when(at)}
-            await session.execute(update(GameRow).where(GameRow.id == table).values(**values))
+        await self.writer.submit(_Started(table, at))
 
     async def record(self, record: Record) -> None:
         """Append the action; a finished deal also writes its hand row and the seats' totals."""
-        async with self.sessions.begin() as session:
-            session.add(
-                ActionRow(
-                    game_id=record.table,
-                    seq=record.version,
-                    seat=record.seat,
-                    action=record.action,
-                    events=record.events,
-                    auto=record.auto,
-                    at=_when(record.at),
-                )
-            )
-            values: dict[str, Any] = {"version": record.version}
-            for event in record.events:
-                if event["type"] == "deal_end":
-                    session.add(_hand_row(record, event))
-                    totals = list(event["totals"])  # type: ignore[call-overload]
-                    values.update(hands=record.deal + 1, scores=totals)
-                    for seat, total in enumerate(totals):
-                        await session.execute(
-                            update(SeatRow)
-                            .where(SeatRow.game_id == record.table, SeatRow.seat == seat)
-                            .values(score=total)
-                        )
-                elif event["type"] == "game_end":
-                    values.update(status="over", finished_at=_when(record.at), scores=event["scores"])
-            await session.execute(update(GameRow).where(GameRow.id == record.table).values(**values))
+        await self.writer.submit(record)
 
     async def stopped(self, table: str) -> None:
         """Mark an unfinished game as no longer live (an imported one): it is kept but not restored."""
-        async with self.sessions.begin() as session:
-            await session.execute(update(GameRow).where(GameRow.id == table).values(status="stopped"))
+        await self.writer.submit(_Stopped(table))
 
     async def chat(self, table: str, line: dict[str, object]) -> None:
         """Append a chat line."""
-        async with self.sessions.begin() as session:
-            session.add(
-                ChatRow(
-                    game_id=table,
-                    seat=int(line["seat"]),  # type: ignore[call-overload]
-                    name=str(line["name"]),
-                    text=str(line["text"]),
-                    at=_when(int(line["at"]) / 1000),  # type: ignore[call-overload]
-                )
-            )
+        await self.writer.submit(_Chat(table, dict(line)))
+
+    async def close(self) -> None:
+        """Wait until every write already made is committed (or failed); later writes are refused."""
+        await self.writer.close()
 
     async def unfinished(self) -> list[StoredTable]:
         """Every waiting or playing game with its seats, actions and recent chat, oldest first."""
@@ -144,37 +125,157 @@ class SqlJournal:
             return [await _stored(session, game) for game in games]
 
 
-async def _player(session: AsyncSession, name: str) -> int:
-    found = await session.scalar(select(PlayerRow.id).where(PlayerRow.name == name))
+async def _write(connection: AsyncConnection, writes: Sequence[_Write]) -> None:
+    """Make ``writes`` in order in the open transaction; each run of records is written as one."""
+    run: list[Record] = []
+    for write in writes:
+        if isinstance(write, Record):
+            run.append(write)
+            continue
+        if run:
+            await _records(connection, run)
+            run = []
+        await _other(connection, write)
+    if run:
+        await _records(connection, run)
+
+
+async def _records(connection: AsyncConnection, records: list[Record]) -> None:
+    """The rows of ``records`` with one statement per kind of row: the action rows, the hand rows of
+    finished deals, the seats' totals, and each game's row as the last of its records leaves it.
+    """
+    actions = []
+    hands = []
+    games: dict[str, dict[str, Any]] = {}
+    totals: dict[tuple[str, int], int] = {}
+    for record in records:
+        actions.append(
+            {
+                "game_id": record.table,
+                "seq": record.version,
+                "seat": record.seat,
+                "action": record.action,
+                "events": record.events,
+                "auto": record.auto,
+                "at": _when(record.at),
+            }
+        )
+        values = games.setdefault(record.table, {})
+        values["version"] = record.version
+        for event in record.events:
+            if event["type"] == "deal_end":
+                hands.append(_hand_values(record, event))
+                seat_totals = list(event["totals"])  # type: ignore[call-overload]
+                values.update(hands=record.deal + 1, scores=seat_totals)
+                for seat, total in enumerate(seat_totals):
+                    totals[record.table, seat] = total
+            elif event["type"] == "game_end":
+                values.update(status="over", finished_at=_when(record.at), scores=event["scores"])
+    await connection.execute(insert(ActionRow), actions)
+    if hands:
+        await connection.execute(insert(HandRow), hands)
+    if totals:
+        scores = update(SeatRow).where(SeatRow.game_id == bindparam("g_id"), SeatRow.seat == bindparam("g_seat"))
+        params = [{"g_id": table, "g_seat": seat, "g_score": total} for (table, seat), total in totals.items()]
+        await connection.execute(scores.values(score=bindparam("g_score")), params)
+    shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for table, values in games.items():
+        shapes.setdefault(tuple(sorted(values)), []).append({"g_id": table, **{f"g_{k}": v for k, v in values.items()}})
+    for keys, rows in shapes.items():
+        game = update(GameRow).where(GameRow.id == bindparam("g_id"))
+        await connection.execute(game.values({k: bindparam(f"g_{k}") for k in keys}), rows)
+
+
+async def _other(connection: AsyncConnection, write: _Write) -> None:
+    """One write other than an action."""
+    match write:
+        case _Created(table):
+            s = table.settings
+            game = {
+                "id": table.id,
+                "name": s.name,
+                "ruleset": s.ruleset.name,
+                "ruleset_version": s.ruleset.version,
+                "options": s.ruleset.rules.to_json(),
+                "overrides": dict(s.ruleset.overrides),
+                "timers": s.timers.to_json(),
+                "public": s.public,
+                "seed": table.seed,
+                "status": "waiting",
+                "owner_seat": None,
+                "version": 0,
+                "hands": 0,
+                "scores": None,
+                "created_at": _when(table.created),
+            }
+            await connection.execute(insert(GameRow), [game])
+        case _Seats(table, seats, owner):
+            await connection.execute(delete(SeatRow).where(SeatRow.game_id == table))
+            rows = []
+            for i, seat in enumerate(seats):
+                if seat is None:
+                    continue
+                bot = seat.token_hash is None if seat.bot is None else seat.bot
+                player = None if bot else await _player(connection, seat.name)
+                row = {"game_id": table, "seat": i, "name": seat.name, "bot": bot, "player_id": player}
+                rows.append(row | {"token_hash": seat.token_hash})
+            if rows:
+                await connection.execute(insert(SeatRow), rows)
+            await connection.execute(update(GameRow).where(GameRow.id == table).values(owner_seat=owner))
+        case _Started(table, at):
+            values = {"status": "playing", "started_at": _when(at)}
+            await connection.execute(update(GameRow).where(GameRow.id == table).values(**values))
+        case _Stopped(table):
+            await connection.execute(update(GameRow).where(GameRow.id == table).values(status="stopped"))
+        case _Chat(table, line):
+            chat = {
+                "game_id": table,
+                "seat": int(line["seat"]),  # type: ignore[call-overload]
+                "name": str(line["name"]),
+                "text": str(line["text"]),
+                "at": _when(int(line["at"]) / 1000),  # type: ignore[call-overload]
+            }
+            await connection.execute(insert(ChatRow), [chat])
+        case _:
+            raise TypeError(f"not a journal write: {write!r}")
+
+
+async def _player(connection: AsyncConnection, name: str) -> int:
+    found = await connection.scalar(select(PlayerRow.id).where(PlayerRow.name == name))
     if found is not None:
         return found
     try:
-        async with session.begin_nested():  # another table may add the same name at the same moment
-            row = PlayerRow(name=name, created_at=datetime.now(UTC))
-            session.add(row)
-        return row.id
+        async with connection.begin_nested():  # another process may add the same name at the same moment
+            result = await connection.execute(insert(PlayerRow).values(name=name, created_at=datetime.now(UTC)))
+        key = result.inserted_primary_key
+        assert key is not None
+        return int(key[0])
     except IntegrityError:
-        found = await session.scalar(select(PlayerRow.id).where(PlayerRow.name == name))
+        found = await connection.scalar(select(PlayerRow.id).where(PlayerRow.name == name))
         assert found is not None
         return found
 
 
 def _hand_row(record: Record, event: dict[str, Any]) -> HandRow:
-    return HandRow(
-        game_id=record.table,
-        number=record.deal,
-        round_wind=record.round_wind,
-        dealer=record.dealer,
-        winner=event.get("winner"),
-        termination=str(event.get("termination")),
-        win_by=event.get("win_by"),
-        discarder=event.get("discarder"),
-        value=_winning_value(event),
-        result=event,
-        changes=list(event.get("changes") or [0, 0, 0, 0]),
-        totals=list(event.get("totals") or []),
-        finished_at=_when(record.at),
-    )
+    return HandRow(**_hand_values(record, event))
+
+
+def _hand_values(record: Record, event: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "game_id": record.table,
+        "number": record.deal,
+        "round_wind": record.round_wind,
+        "dealer": record.dealer,
+        "winner": event.get("winner"),
+        "termination": str(event.get("termination")),
+        "win_by": event.get("win_by"),
+        "discarder": event.get("discarder"),
+        "value": _winning_value(event),
+        "result": event,
+        "changes": list(event.get("changes") or [0, 0, 0, 0]),
+        "totals": list(event.get("totals") or []),
+        "finished_at": _when(record.at),
+    }
 
 
 def _winning_value(event: dict[str, Any]) -> int | None:

@@ -32,9 +32,16 @@ def database_url(url: str | None = None, data_dir: Path | None = None) -> str:
     return f"sqlite+aiosqlite:///{(folder / 'sparrow.db').resolve()}"
 
 
-def make_engine(url: str) -> AsyncEngine:
-    """An async engine for ``url``; SQLite files get WAL mode, full fsync and foreign keys."""
-    engine = create_async_engine(url, pool_pre_ping=not url.startswith("sqlite"))
+def make_engine(url: str, **options: Any) -> AsyncEngine:
+    """An async engine for ``url``; SQLite files get WAL mode, full fsync and foreign keys.
+    ``options`` go to `create_async_engine` (benchmarks/journal.py tries another pool with them).
+
+    SQLite keeps SQLAlchemy's default pool (5 + 10 overflow): the journal writes through one writer
+    task, so one connection at a time writes, and reads (restore, history pages) have connections
+    of their own instead of queueing with the writes for one (docs/benchmarks.md, "Journal: group
+    commit", compares the two).
+    """
+    engine = create_async_engine(url, **{"pool_pre_ping": not url.startswith("sqlite"), **options})
     if engine.dialect.name == "sqlite":
 
         @event.listens_for(engine.sync_engine, "connect")

@@ -1,0 +1,170 @@
+"""`GroupWriter`: one task that writes everything waiting in one transaction (group commit).
+
+Callers `submit` a write and wait; the writer takes every write waiting (up to ``cap``), runs them
+in order in ONE transaction, commits, and only then tells each caller it is done. So a write is
+still durable before its caller goes on (ARCHITECTURE lesson 11: an action is in the log before
+anyone hears of it), but many tables share one commit instead of paying one each.
+
+What holds:
+
+- Writes run in the order they were submitted, within a batch and from batch to batch, so one
+  table's writes (each awaited before the next) stay in order.
+- A caller is told "done" only after the transaction holding its write has committed; it is told
+  an exception when its write was not committed.
+- If a batch fails, its writes are tried again one by one, each in its own transaction, so only a
+  write that fails by itself fails its caller. If one of them fails because of the database rather
+  than the write (`OperationalError`, `InterfaceError`, a lost connection: locked, disk full, gone),
+  the rest of the batch fails with it untried, rather than waiting out the same failure one by one.
+- A write whose caller was cancelled before its batch began is not written.
+- At most one writer task (hence one connection writing) at a time. It starts on the first
+  `submit` and ends when nothing is waiting; the next `submit` starts a new one. If it dies of
+  something unexpected, every write it held or that was waiting fails with `WriterError`.
+- After `close`, which waits for everything submitted to be written, `submit` raises
+  `WriterError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Generic, TypeVar
+
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+__all__ = ["BATCH_CAP", "GroupWriter", "WriterError"]
+
+BATCH_CAP = 500
+log = logging.getLogger("sparrow.store")
+
+T = TypeVar("T")
+Waiting = tuple[T, "asyncio.Future[None]"]
+
+
+class WriterError(RuntimeError):
+    """The write was not made: the writer is closed, or it stopped on an unexpected error."""
+
+
+class GroupWriter(Generic[T]):
+    """Writes items with ``write(connection, items)`` in shared transactions on ``engine``."""
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        write: Callable[[AsyncConnection, Sequence[T]], Awaitable[None]],
+        *,
+        cap: int = BATCH_CAP,
+    ) -> None:
+        if cap < 1:
+            raise ValueError(f"a batch holds at least one write, not {cap!r}")
+        self.engine = engine
+        self.cap = cap
+        self.commits = 0  # transactions committed (a batch, or one write of a failed batch)
+        self.written = 0  # writes committed
+        self._write = write
+        self._waiting: deque[Waiting[T]] = deque()
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
+
+    async def submit(self, item: T) -> None:
+        """Write ``item``; returns once it is committed.
+
+        :raises WriterError: when the writer is closed or stopped on an unexpected error.
+        :raises Exception: whatever writing ``item`` alone, in its own transaction, raised.
+        """
+        if self._closed:
+            raise WriterError("the journal is closed")
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        self._waiting.append((item, done))
+        task = self._task
+        if task is None or task.done() or task.get_loop() is not loop:
+            self._task = loop.create_task(self._run(), name="sparrow-journal-writer")
+        await done
+
+    async def close(self) -> None:
+        """Refuse new writes, and return once every write already submitted is committed (or failed)."""
+        self._closed = True
+        task = self._task
+        if task is not None and not task.done():
+            await asyncio.wait({task})
+
+    async def _run(self) -> None:
+        batch: list[Waiting[T]] = []
+        try:
+            while self._waiting:
+                batch = self._take()
+                if batch:
+                    await self._commit(batch)
+                batch = []
+        except BaseException as exc:
+            lost = [*batch, *self._waiting]
+            self._waiting.clear()
+            for _, done in lost:
+                if not done.done():
+                    error = WriterError("the journal's writer stopped before this was written")
+                    error.__cause__ = exc
+                    done.set_exception(error)
+            if not isinstance(exc, Exception):
+                raise  # cancelled, or the process is going down
+            log.exception("the journal's writer stopped; %d write(s) failed", len(lost))
+
+    def _take(self) -> list[Waiting[T]]:
+        """Up to ``cap`` waiting writes, oldest first, leaving out those whose caller gave up."""
+        batch: list[Waiting[T]] = []
+        while self._waiting and len(batch) < self.cap:
+            item, done = self._waiting.popleft()
+            if not done.done():
+                batch.append((item, done))
+        return batch
+
+    async def _commit(self, batch: list[Waiting[T]]) -> None:
+        try:
+            async with self.engine.begin() as connection:
+                await self._write(connection, [item for item, _ in batch])
+        except Exception as exc:
+            if len(batch) == 1:
+                _fail(batch[0][1], exc)
+                return
+            log.warning("a batch of %d writes failed (%r); writing them one by one", len(batch), exc)
+            await self._one_by_one(batch)
+            return
+        self._committed(batch)
+
+    async def _one_by_one(self, batch: list[Waiting[T]]) -> None:
+        for i, (item, done) in enumerate(batch):
+            if done.done():
+                continue
+            try:
+                async with self.engine.begin() as connection:
+                    await self._write(connection, [item])
+            except Exception as exc:
+                if not _about_the_database(exc):
+                    _fail(done, exc)
+                    continue
+                for _, rest in batch[i:]:
+                    _fail(rest, exc)
+                return
+            else:
+                self._committed([(item, done)])
+
+    def _committed(self, batch: list[Waiting[T]]) -> None:
+        self.commits += 1
+        self.written += len(batch)
+        for _, done in batch:
+            if not done.done():
+                done.set_result(None)
+
+
+def _about_the_database(exc: Exception) -> bool:
+    """Whether ``exc`` says the database cannot write now, whatever the write."""
+    if isinstance(exc, OperationalError | InterfaceError):
+        return True
+    return isinstance(exc, DBAPIError) and exc.connection_invalidated
+
+
+def _fail(done: asyncio.Future[None], exc: Exception) -> None:
+    if not done.done():
+        done.set_exception(exc)

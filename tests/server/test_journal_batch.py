@@ -1,0 +1,214 @@
+"""Group commit in the SQL journal: concurrent tables share transactions, yet each write returns only
+once committed, in order; a write that fails alone fails only its caller; `close` flushes; a writer
+that dies fails its writes instead of leaving them waiting. On SQLite, and on PostgreSQL when reachable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dbkit import BACKENDS, fresh_database
+from sqlalchemy import event, func, select
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine
+from tablekit import Kit
+
+from game.game import replay
+from game.rulesets import ruleset
+from server.store.journal import SqlJournal
+from server.store.migrate import upgrade
+from server.store.models import ActionRow, GameRow, HandRow, SeatRow
+from server.store.session import make_engine, make_sessions
+from server.store.writer import WriterError
+from server.tables.journal import Record, SeatRecord, StoredTable
+from server.tables.settings import TableSettings, Timers
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.parametrize("backend", BACKENDS)]
+
+DISCARD: dict[str, object] = {"type": "discard", "tile": "1b"}
+
+
+class Commits:
+    """Counts the transactions committed on an engine."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.count = 0
+        event.listen(engine.sync_engine, "commit", self._committed)
+
+    def _committed(self, _connection: Any) -> None:
+        self.count += 1
+
+
+@contextlib.asynccontextmanager
+async def journal_on(backend: str, tmp_path: Path) -> AsyncIterator[tuple[SqlJournal, AsyncEngine]]:
+    async with fresh_database(backend, tmp_path) as url:
+        engine = make_engine(url)
+        try:
+            await upgrade(engine)
+            journal = SqlJournal(engine)
+            yield journal, engine
+            await journal.close()
+        finally:
+            await engine.dispose()
+
+
+async def _tables(journal: SqlJournal, count: int) -> list[str]:
+    settings = TableSettings("Batch", ruleset("classical"), Timers(), True)
+    ids = [f"t{i:03d}" for i in range(count)]
+    await asyncio.gather(*(journal.table_created(StoredTable(t, settings, i, 1_000.0 + i)) for i, t in enumerate(ids)))
+    seats: list[SeatRecord | None] = [SeatRecord("Ann", "h" * 64), None, None, SeatRecord("Bot 1", None)]
+    await asyncio.gather(*(journal.seats_changed(t, seats, 0) for t in ids))
+    return ids
+
+
+def _record(table: str, seq: int) -> Record:
+    return Record(table, seq, seq % 4, DISCARD, [], 2_000.0 + seq)
+
+
+async def _seqs(engine: AsyncEngine) -> dict[str, list[int]]:
+    async with make_sessions(engine)() as session:
+        rows = (await session.execute(select(ActionRow.game_id, ActionRow.seq).order_by(ActionRow.seq))).all()
+    found: dict[str, list[int]] = {}
+    for table, seq in rows:
+        found.setdefault(table, []).append(seq)
+    return found
+
+
+async def test_concurrent_tables_share_commits_and_every_row_lands_in_order(backend: str, tmp_path: Path) -> None:
+    async with journal_on(backend, tmp_path) as (journal, engine):
+        ids = await _tables(journal, 50)
+        commits, before = Commits(engine), journal.writer.commits
+
+        async def play(table: str) -> None:
+            for seq in range(1, 21):
+                await journal.record(_record(table, seq))  # returns only once committed, as a table waits
+
+        await asyncio.gather(*(play(t) for t in ids))
+        assert await _seqs(engine) == {t: list(range(1, 21)) for t in ids}
+        async with make_sessions(engine)() as session:
+            versions = set((await session.scalars(select(GameRow.version))).all())
+        assert versions == {20}
+        assert commits.count < 50 * 20 // 10  # 1,000 records in (far) fewer than 100 transactions
+        assert journal.writer.commits - before == commits.count
+
+
+async def test_writes_keep_their_order_within_one_batch(backend: str, tmp_path: Path) -> None:
+    async with journal_on(backend, tmp_path) as (journal, engine):
+        (table,) = await _tables(journal, 1)
+        commits = Commits(engine)
+        writes = [asyncio.ensure_future(journal.record(_record(table, seq))) for seq in range(1, 31)]
+        writes.append(asyncio.ensure_future(journal.started(table, 3_000.0)))
+        await asyncio.gather(*writes)
+        assert commits.count == 1
+        assert await _seqs(engine) == {table: list(range(1, 31))}
+        async with make_sessions(engine)() as session:
+            game = await session.get(GameRow, table)
+        assert game is not None and (game.version, game.status) == (30, "playing")
+
+
+async def test_a_write_that_fails_alone_fails_only_its_caller(
+    backend: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with journal_on(backend, tmp_path) as (journal, engine):
+        ids = await _tables(journal, 10)
+        await journal.record(_record(ids[0], 1))
+        writes = [journal.record(_record(t, 1)) for t in ids[1:]]
+        writes.insert(4, journal.record(_record(ids[0], 1)))  # the same action twice: a duplicate key
+        writes.append(journal.record(_record("nowhere", 1)))  # an action of no game: a foreign key
+        with caplog.at_level(logging.WARNING, logger="sparrow.store"):
+            results = await asyncio.gather(*writes, return_exceptions=True)
+        assert "a batch of 11 writes failed" in caplog.text
+        assert isinstance(results.pop(4), IntegrityError)
+        assert isinstance(results.pop(), IntegrityError)
+        assert results == [None] * 9
+        assert await _seqs(engine) == {t: [1] for t in ids}
+        await journal.record(_record(ids[0], 2))  # the writer carries on
+        assert (await _seqs(engine))[ids[0]] == [1, 2]
+
+
+async def test_when_the_database_cannot_write_a_batch_is_not_retried_write_by_write(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with journal_on(backend, tmp_path) as (journal, engine):
+        ids = await _tables(journal, 6)
+        attempts: list[int] = []
+
+        async def locked(connection: object, writes: list[object]) -> None:
+            attempts.append(len(writes))
+            raise OperationalError("INSERT INTO actions …", {}, Exception("database is locked"))
+
+        monkeypatch.setattr(journal.writer, "_write", locked)
+        results = await asyncio.gather(*(journal.record(_record(t, 1)) for t in ids), return_exceptions=True)
+        assert all(isinstance(r, OperationalError) for r in results)
+        assert attempts == [6, 1]  # the batch, then its first write alone: the rest fail with it
+        monkeypatch.undo()
+        await asyncio.gather(*(journal.record(_record(t, 1)) for t in ids))
+        assert await _seqs(engine) == {t: [1] for t in ids}
+
+
+async def test_close_flushes_what_is_waiting_then_refuses(backend: str, tmp_path: Path) -> None:
+    async with journal_on(backend, tmp_path) as (journal, engine):
+        ids = await _tables(journal, 20)
+        writes = [asyncio.ensure_future(journal.record(_record(t, 1))) for t in ids]
+        await asyncio.sleep(0)  # every write is waiting for the writer
+        await journal.close()
+        assert all(w.done() and w.exception() is None for w in writes)
+        assert await _seqs(engine) == {t: [1] for t in ids}
+        with pytest.raises(WriterError, match="closed"):
+            await journal.record(_record(ids[0], 2))
+        await journal.close()  # closing twice is harmless
+
+
+async def test_a_writer_that_dies_fails_its_writes_and_the_next_write_restarts_it(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with journal_on(backend, tmp_path) as (journal, engine):
+        ids = await _tables(journal, 5)
+
+        async def broken(batch: object) -> None:
+            raise RuntimeError("a bug in the writer")
+
+        monkeypatch.setattr(journal.writer, "_commit", broken)
+        with caplog.at_level(logging.ERROR, logger="sparrow.store"):
+            results = await asyncio.gather(*(journal.record(_record(t, 1)) for t in ids), return_exceptions=True)
+        assert all(isinstance(r, WriterError) for r in results)
+        assert "the journal's writer stopped; 5 write(s) failed" in caplog.text
+        monkeypatch.undo()
+        await asyncio.gather(*(journal.record(_record(t, 1)) for t in ids))
+        assert await _seqs(engine) == {t: [1] for t in ids}
+
+
+async def test_tables_playing_at_once_store_games_that_replay(backend: str, tmp_path: Path) -> None:
+    async with journal_on(backend, tmp_path) as (journal, engine):
+        commits = Commits(engine)
+        actors = await asyncio.gather(*(Kit(journal).finished_game(seed=seed) for seed in (1, 2, 3)))
+        async with make_sessions(engine)() as session:
+            for actor in actors:
+                game = await session.get(GameRow, actor.id)
+                assert game is not None and game.status == "over" and actor.game is not None
+                log = (
+                    await session.scalars(
+                        select(ActionRow).where(ActionRow.game_id == actor.id).order_by(ActionRow.seq)
+                    )
+                ).all()
+                rebuilt = replay(
+                    ruleset(game.ruleset, game.overrides).rules, game.seed, [(a.seat, a.action) for a in log]
+                )
+                assert rebuilt.digest() == actor.game.digest()
+                assert rebuilt.outcome is not None and list(rebuilt.outcome.scores) == game.scores
+                seats = (
+                    await session.scalars(select(SeatRow).where(SeatRow.game_id == actor.id).order_by(SeatRow.seat))
+                ).all()
+                assert [s.score for s in seats] == game.scores
+                hands = await session.scalar(
+                    select(func.count()).select_from(HandRow).where(HandRow.game_id == actor.id)
+                )
+                assert hands == game.hands == len(rebuilt.results)
+            actions = await session.scalar(select(func.count()).select_from(ActionRow))
+        assert actions is not None and commits.count < actions
