@@ -13,6 +13,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
@@ -164,4 +166,7 @@ def create_app(
         *history_routes(),
         *history_pages(),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    # A hand's replay is 120–190 kB of JSON; compressed it is a tenth of that (sockets compress their
+    # own frames with permessage-deflate; this middleware leaves them alone).
+    middleware = [Middleware(GZipMiddleware, minimum_size=1024)]
+    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)

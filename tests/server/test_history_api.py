@@ -82,6 +82,17 @@ async def test_finished_hand_replays_face_up_with_shanten_and_waits_then_the_sco
     assert steps[-1]["view"]["phase"] in ("between", "over")
 
 
+async def test_a_hand_replay_is_sent_compressed_to_clients_that_accept_it(club: Any) -> None:
+    http, games = club
+    path = f"/api/games/{games['done'].id}/hands/1"
+    plain = await http.get(path, headers={"Accept-Encoding": "identity"})
+    packed = await http.get(path, headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in plain.headers
+    assert packed.headers["content-encoding"] == "gzip"
+    assert packed.json() == plain.json()
+    assert int(packed.headers["content-length"]) * 4 < len(plain.content)
+
+
 async def test_one_seats_perspective_shows_only_its_own_tiles_until_the_end(club: Any) -> None:
     http, games = club
     steps = (await http.get(f"/api/games/{games['done'].id}/hands/1", params={"seat": 2})).json()["steps"]
