@@ -51,7 +51,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from game.game import Game, GamePhase
 from game.policy import choose
 from game.rulesets import Ruleset, ruleset
-from server.store.journal import SqlJournal, _hand_row  # the journal's own row builder: the same rows
+from server.store.journal import SqlJournal, game_row, hand_row  # the journal's own row builders: the same rows
 from server.store.migrate import upgrade
 from server.store.models import ActionRow, ChatRow, GameRow, HandRow, PlayerRow, SeatRow
 from server.store.session import make_engine
@@ -130,23 +130,10 @@ def rows_of(played: PlayedGame, players: dict[str, int], table_id: str | None = 
     """
     t = played.table
     gid = table_id or t.id
-    s = t.settings
-    game: dict[str, Any] = {
+    game: dict[str, Any] = game_row(t) | {
         "id": gid,
-        "name": s.name,
-        "ruleset": s.ruleset.name,
-        "ruleset_version": s.ruleset.version,
-        "options": s.ruleset.rules.to_json(),
-        "overrides": dict(s.ruleset.overrides),
-        "timers": s.timers.to_json(),
-        "public": s.public,
-        "seed": t.seed,
         "status": "playing",
         "owner_seat": 0,
-        "version": 0,
-        "hands": 0,
-        "scores": None,
-        "created_at": _when(t.created),
         "started_at": _when(played.started),
         "finished_at": None,
     }
@@ -182,7 +169,7 @@ def rows_of(played: PlayedGame, players: dict[str, int], table_id: str | None = 
         game["version"] = record.version
         for event in record.events:
             if event["type"] == "deal_end":
-                hands.append(_hand_row(record, event))
+                hands.append(hand_row(record, event))
                 totals = list(event["totals"])  # type: ignore[call-overload]
                 game.update(hands=record.deal + 1, scores=totals)
                 for seat_row, total in zip(seats, totals, strict=True):

@@ -38,7 +38,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from game.game import Game, GamePhase
 from game.policy import choose
 from game.rulesets import ruleset
-from server.store.journal import SqlJournal, _hand_row, _when
+from server.store.journal import SqlJournal, _when, hand_row
 from server.store.migrate import upgrade
 from server.store.models import ActionRow, GameRow, HandRow, SeatRow
 from server.store.session import make_engine
@@ -65,7 +65,7 @@ class PerActionJournal(SqlJournal):
             values: dict[str, Any] = {"version": record.version}
             for event_ in record.events:
                 if event_["type"] == "deal_end":
-                    session.add(_hand_row(record, event_))
+                    session.add(hand_row(record, event_))
                     totals = list(event_["totals"])  # type: ignore[call-overload]
                     values.update(hands=record.deal + 1, scores=totals)
                     for seat, total in enumerate(totals):

@@ -27,7 +27,7 @@ from server.store.writer import BATCH_CAP, GroupWriter
 from server.tables.journal import Record, SeatRecord, StoredTable
 from server.tables.settings import TableSettings, Timers
 
-__all__ = ["SqlJournal"]
+__all__ = ["SqlJournal", "game_row", "hand_row"]
 
 CHAT_KEPT = 50
 
@@ -186,29 +186,33 @@ async def _records(connection: AsyncConnection, records: list[Record]) -> None:
         await connection.execute(game.values({k: bindparam(f"g_{k}") for k in keys}), rows)
 
 
+def game_row(table: StoredTable) -> dict[str, Any]:
+    """The ``games`` row of a table just created: its settings frozen, waiting for players."""
+    s = table.settings
+    return {
+        "id": table.id,
+        "name": s.name,
+        "ruleset": s.ruleset.name,
+        "ruleset_version": s.ruleset.version,
+        "options": s.ruleset.rules.to_json(),
+        "overrides": dict(s.ruleset.overrides),
+        "timers": s.timers.to_json(),
+        "public": s.public,
+        "seed": table.seed,
+        "status": "waiting",
+        "owner_seat": None,
+        "version": 0,
+        "hands": 0,
+        "scores": None,
+        "created_at": _when(table.created),
+    }
+
+
 async def _other(connection: AsyncConnection, write: _Write) -> None:
     """One write other than an action."""
     match write:
         case _Created(table):
-            s = table.settings
-            game = {
-                "id": table.id,
-                "name": s.name,
-                "ruleset": s.ruleset.name,
-                "ruleset_version": s.ruleset.version,
-                "options": s.ruleset.rules.to_json(),
-                "overrides": dict(s.ruleset.overrides),
-                "timers": s.timers.to_json(),
-                "public": s.public,
-                "seed": table.seed,
-                "status": "waiting",
-                "owner_seat": None,
-                "version": 0,
-                "hands": 0,
-                "scores": None,
-                "created_at": _when(table.created),
-            }
-            await connection.execute(insert(GameRow), [game])
+            await connection.execute(insert(GameRow), [game_row(table)])
         case _Seats(table, seats, owner):
             await connection.execute(delete(SeatRow).where(SeatRow.game_id == table))
             rows = []
@@ -256,7 +260,8 @@ async def _player(connection: AsyncConnection, name: str) -> int:
         return found
 
 
-def _hand_row(record: Record, event: dict[str, Any]) -> HandRow:
+def hand_row(record: Record, event: dict[str, Any]) -> HandRow:
+    """The ``hands`` row of a deal that ended with ``event`` (its `deal_end`)."""
     return HandRow(**_hand_values(record, event))
 
 
