@@ -97,5 +97,5 @@ def history_pages() -> list[BaseRoute]:
         Route("/games", games_page, methods=["GET"], name="games_page"),
         Route("/games/{game_id}", game_page, methods=["GET"], name="game_page"),
         Route("/games/{game_id}/hands/{number}", hand_page, methods=["GET"], name="hand_page"),
-        Route("/players/{name}", player_page, methods=["GET"], name="player_page"),
+        Route("/players/{name:path}", player_page, methods=["GET"], name="player_page"),
     ]

@@ -123,5 +123,5 @@ def history_routes() -> list[BaseRoute]:
         Route("/api/games", api_games, name="api_games"),
         Route("/api/games/{game_id}", api_game, name="api_game"),
         Route("/api/games/{game_id}/hands/{number}", api_hand, name="api_hand"),
-        Route("/api/players/{name}", api_player, name="api_player"),
+        Route("/api/players/{name:path}", api_player, name="api_player"),
     ]

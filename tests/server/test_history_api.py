@@ -131,3 +131,8 @@ async def test_player_record_counts_wins_deal_ins_and_values(club: Any) -> None:
     assert ann["total"] == game.scores[0] - 2000
     assert len(ann["over_time"]) == 1
     assert (await http.get("/api/players/Nobody")).status_code == 404
+    # A display name may hold a slash: its page is routed like any other (here: nobody of that name).
+    slashed = await http.get("/api/players/Al%2FBo")
+    assert slashed.status_code == 404 and slashed.json()["error"]["reason"] == "player/not_found"
+    page = await http.get("/players/Al%2FBo")
+    assert page.status_code == 404 and "Nobody of that name has played here" in page.text
