@@ -51,7 +51,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from game.game import Game, GamePhase
 from game.policy import choose
 from game.rulesets import Ruleset, ruleset
-from server.store.journal import SqlJournal, game_row, hand_row  # the journal's own row builders: the same rows
+from server.store.journal import (  # the journal's own row builders: the same rows
+    SqlJournal,
+    action_row,
+    game_row,
+    hand_row,
+)
 from server.store.migrate import upgrade
 from server.store.models import ActionRow, ChatRow, GameRow, HandRow, PlayerRow, SeatRow
 from server.store.session import make_engine
@@ -155,17 +160,7 @@ def rows_of(played: PlayedGame, players: dict[str, int], table_id: str | None = 
     actions, hands = [], []
     for r in played.records:
         record = r if table_id is None else dataclasses.replace(r, table=gid)
-        actions.append(
-            {
-                "game_id": gid,
-                "seq": record.version,
-                "seat": record.seat,
-                "action": record.action,
-                "events": record.events,
-                "auto": record.auto,
-                "at": _when(record.at),
-            }
-        )
+        actions.append(action_row(record))
         game["version"] = record.version
         for event in record.events:
             if event["type"] == "deal_end":

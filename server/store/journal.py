@@ -27,7 +27,7 @@ from server.store.writer import BATCH_CAP, GroupWriter
 from server.tables.journal import Record, SeatRecord, StoredTable
 from server.tables.settings import TableSettings, Timers
 
-__all__ = ["SqlJournal", "game_row", "hand_row"]
+__all__ = ["SqlJournal", "action_row", "game_row", "hand_row"]
 
 CHAT_KEPT = 50
 
@@ -149,17 +149,7 @@ async def _records(connection: AsyncConnection, records: list[Record]) -> None:
     games: dict[str, dict[str, Any]] = {}
     totals: dict[tuple[str, int], int] = {}
     for record in records:
-        actions.append(
-            {
-                "game_id": record.table,
-                "seq": record.version,
-                "seat": record.seat,
-                "action": record.action,
-                "events": record.events,
-                "auto": record.auto,
-                "at": _when(record.at),
-            }
-        )
+        actions.append(action_row(record))
         values = games.setdefault(record.table, {})
         values["version"] = record.version
         for event in record.events:
@@ -258,6 +248,19 @@ async def _player(connection: AsyncConnection, name: str) -> int:
         found = await connection.scalar(select(PlayerRow.id).where(PlayerRow.name == name))
         assert found is not None
         return found
+
+
+def action_row(record: Record) -> dict[str, Any]:
+    """The ``actions`` row of one recorded action."""
+    return {
+        "game_id": record.table,
+        "seq": record.version,
+        "seat": record.seat,
+        "action": record.action,
+        "events": record.events,
+        "auto": record.auto,
+        "at": _when(record.at),
+    }
 
 
 def hand_row(record: Record, event: dict[str, Any]) -> HandRow:
