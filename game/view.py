@@ -38,17 +38,14 @@ def views(game: Game, seats: Iterable[int | None]) -> dict[int | None, dict[str,
             raise ValueError(f"seat must be None or 0–3, not {seat!r}")
     deal = game.deal
     face_up = deal.over  # R12.3: when a deal ends, every hand is revealed to every seat
+    # Built once, shared by every view below.
     public_seats = [_seat_view(game, deal, s, show=face_up) for s in range(4)]
-    shared: dict[str, object] = {
-        "phase": game.phase.value,
-        "deal": game.deal_number if game.phase is GamePhase.DEAL else game.deal_number - 1,
-        "round_wind": deal.round_wind.code,
-        "dealer": deal.dealer,
-        "wall": {"live": deal.wall.live_count, "dead": deal.wall.dead_count},
-        "discards": [d.to_json() for d in deal.discards],
-        "result": _result_view(game),
-        "ready": sorted(game.ready),
-    }
+    phase = game.phase.value
+    number = game.deal_number if game.phase is GamePhase.DEAL else game.deal_number - 1
+    wall = {"live": deal.wall.live_count, "dead": deal.wall.dead_count}
+    discards = [d.to_json() for d in deal.discards]
+    result = _result_view(game)
+    ready = sorted(game.ready)
     out: dict[int | None, dict[str, object]] = {}
     for seat in wanted:
         if seat is None or face_up:
@@ -57,17 +54,17 @@ def views(game: Game, seats: Iterable[int | None]) -> dict[int | None, dict[str,
             seat_list = [_seat_view(game, deal, s, show=True) if s == seat else public_seats[s] for s in range(4)]
         out[seat] = {
             "seat": seat,
-            "phase": shared["phase"],
-            "deal": shared["deal"],
-            "round_wind": shared["round_wind"],
-            "dealer": shared["dealer"],
+            "phase": phase,
+            "deal": number,
+            "round_wind": deal.round_wind.code,
+            "dealer": deal.dealer,
             "seats": seat_list,
-            "wall": shared["wall"],
-            "discards": shared["discards"],
+            "wall": wall,
+            "discards": discards,
             "turn": _turn_view(deal, seat),
-            "result": shared["result"],
+            "result": result,
             "legal_actions": [] if seat is None else [a.to_json() for a in game.legal_actions(seat)],
-            "ready": shared["ready"],
+            "ready": ready,
         }
     return out
 

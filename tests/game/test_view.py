@@ -7,6 +7,7 @@ from collections import Counter
 
 from game import ActionType, Game, GamePhase, Rules, Tile, parse_tiles, view
 from game.policy import choose
+from game.view import views
 
 _TILE_FIELDS = {"concealed", "tiles", "tile", "drawn", "claimed", "bonus"}
 
@@ -83,6 +84,27 @@ def test_no_view_leaks_hidden_tiles_over_500_random_hands() -> None:
             if game.phase is not GamePhase.DEAL:
                 hands += 1
     assert hands == 500
+
+
+def test_views_built_together_equal_each_seats_own_view() -> None:
+    """A table builds its four views at once, sharing the public parts; each must still be exactly
+    that seat's `view`, its own concealed tiles included and nobody else's.
+    """
+    rng = random.Random(7)
+    game = Game(Rules(game_length="east"), seed="together")
+    checked = 0
+    while game.phase is not GamePhase.OVER and checked < 300:
+        if game.phase is GamePhase.BETWEEN:
+            for seat in range(4):
+                game.apply(seat, {"type": "ready"})
+            continue
+        together = views(game, [None, 0, 1, 2, 3])
+        for seat in (None, 0, 1, 2, 3):
+            assert together[seat] == view(game, seat)
+        checked += 1
+        seat = rng.choice(game.to_act())
+        game.apply(seat, choose(game, seat))
+    assert checked == 300
 
 
 def test_view_holds_own_tiles_and_legal_actions_only() -> None:
