@@ -5,8 +5,8 @@ exactly as a browser does and answer their legal actions with a simple choice.
 Latency is measured per intent: from the moment an ``act`` frame is sent until all four seats of the
 table hold the update it caused. The state carries no action counter (it would tell other seats how
 many answered a claim window, R12.2), but ``clock.window``, the game's action count when the current
-decision opened, is in every seat's state. The sender's ``ack`` follows the diff of its own action on
-the same socket, so its window when the ack arrives is the one its action opened; the intent is
+decision opened, is in every seat's state. The sender's ``ack`` rides in the diff of its own action (or
+follows it on the same socket), so its window when the ack arrives is the one its action opened; the intent is
 complete once every seat holds that window. An intent that opened no new decision (a pass, or a
 `ready`, that others still answer after) changes no other seat's state: only its answer time counts.
 """
@@ -250,29 +250,16 @@ class Player:
         tag, data = frame["t"], frame["d"]
         if tag == "diff":
             stats.diff_sizes.append(size)
-            if self.resyncing:
-                return
-            if data["seq"] != self.seq + 1:
-                self._resync()
-                return
-            try:
-                self.state = patch(self.state, data["ops"])
-            except PatchError:
-                self._resync()
-                return
-            self.seq = data["seq"]
-            self._update(now)
+            self._diff(data, now)
+            if "ack" in data:  # the ack of this socket's intent rides in the diff it caused
+                self._acked(data["ack"], now)
         elif tag == "snapshot":
             stats.snapshot_sizes.append(size)
             self.state, self.seq, self.resyncing = data["state"], data["seq"], False
             self.snapshot.set()
             self._update(now)
         elif tag == "ack":
-            if self.pending is not None and self.pending[0] == data["id"]:
-                _, sent, before = self.pending
-                self.pending = None
-                self.table.answered(sent, now, before, self.window)
-                self.wake.set()
+            self._acked(data["id"], now)
         elif tag == "refused":
             reason = data.get("reason", "?")
             stats.refusals[reason] += 1
@@ -281,6 +268,27 @@ class Player:
                 if reason != "window/stale":
                     self.acted, self.backoff = -1, RETRY_AFTER
                 self.wake.set()
+
+    def _diff(self, data: dict[str, Any], now: float) -> None:
+        if self.resyncing:
+            return
+        if data["seq"] != self.seq + 1:
+            self._resync()
+            return
+        try:
+            self.state = patch(self.state, data["ops"])
+        except PatchError:
+            self._resync()
+            return
+        self.seq = data["seq"]
+        self._update(now)
+
+    def _acked(self, request: object, now: float) -> None:
+        if self.pending is not None and self.pending[0] == request:
+            _, sent, before = self.pending
+            self.pending = None
+            self.table.answered(sent, now, before, self.window)
+            self.wake.set()
 
     def _resync(self) -> None:
         self.resyncing = True

@@ -101,6 +101,7 @@ class TableActor:
         self.created = clock.now()
         self.connections: set[Connection] = set()
         self.chat: deque[dict[str, object]] = deque(maxlen=50)
+        self._ack: tuple[Connection, int] | None = None  # an intent's ack, waiting to ride in its diff
         self.inbox: asyncio.Queue[Message] = asyncio.Queue()
         self.window = 0  # the token of the current decision: the game version at which it opened
         self.deadline: float | None = None
@@ -410,7 +411,11 @@ class TableActor:
                 continue
             conn.seq += 1
             conn.last = new
-            conn.send(f'{{"t":"diff","d":{{"seq":{conn.seq},"ops":{ops_json}}}}}')
+            ack = ""
+            if self._ack is not None and self._ack[0] is conn:
+                ack = f',"ack":{self._ack[1]}'
+                self._ack = None
+            conn.send(f'{{"t":"diff","d":{{"seq":{conn.seq},"ops":{ops_json}{ack}}}}}')
 
     # ---------------------------------------------------------------- intents
     async def _act(self, msg: Act) -> None:
@@ -427,11 +432,15 @@ class TableActor:
                     "window/stale",
                     f"that was for decision {msg.window!r}, which has closed; the current one is {self.window}",
                 )
+            self._ack = (conn, msg.request)  # `_publish` folds it into the sender's diff
             await self._apply(conn.seat, msg.action)
         except TableError as exc:
+            self._ack = None
             conn.send(encode("refused", {"id": msg.request, **exc.to_json()}))
             return
-        conn.send(encode("ack", {"id": msg.request}))
+        if self._ack is not None:  # the action changed nothing this socket sees: a bare ack
+            self._ack = None
+            conn.send(encode("ack", {"id": msg.request}))
 
     async def _apply(self, seat: int, action: object, auto: str | None = None) -> None:
         """Apply an action through the engine, record it, then tell everyone.

@@ -189,34 +189,45 @@ export class TableSocket {
         this.cb.onState(this.state);
         break;
       case S.DIFF:
-        if (this.awaitingSnapshot) return; // a resync is on its way; it replaces everything
-        if (d.seq !== this.seq + 1) {
-          this.resync(); // a gap: something was missed
-          return;
-        }
-        try {
-          this.state = patch(this.state, d.ops);
-        } catch {
-          this.resync();
-          return;
-        }
-        this.seq = d.seq;
-        this.cb.onState(this.state);
+        this.applyDiff(d);
+        // The ack of this socket's own intent rides in the diff it caused (one frame, not two);
+        // it counts even when the diff itself was dropped for a resync.
+        if (d.ack !== undefined) this.answer({ t: S.ACK, d: { id: d.ack } });
         break;
       case S.ACK:
-      case S.REFUSED: {
-        const asked = this.pending.get(d.id);
-        this.pending.delete(d.id);
-        if (frame.t === S.REFUSED && d.id === null && !this.authenticated && this.cb.onRefusedHello) {
-          this.cb.onRefusedHello(d);
-        } else if (this.cb.onAnswer) {
-          this.cb.onAnswer(frame, asked);
-        }
+      case S.REFUSED:
+        this.answer(frame);
         break;
-      }
       case S.PONG:
         if (this.cb.onClockOffset && typeof d.now === "number") this.cb.onClockOffset(d.now - Date.now());
         break;
+    }
+  }
+
+  applyDiff(d) {
+    if (this.awaitingSnapshot) return; // a resync is on its way; it replaces everything
+    if (d.seq !== this.seq + 1) {
+      this.resync(); // a gap: something was missed
+      return;
+    }
+    try {
+      this.state = patch(this.state, d.ops);
+    } catch {
+      this.resync();
+      return;
+    }
+    this.seq = d.seq;
+    this.cb.onState(this.state);
+  }
+
+  answer(frame) {
+    const d = frame.d || {};
+    const asked = this.pending.get(d.id);
+    this.pending.delete(d.id);
+    if (frame.t === S.REFUSED && d.id === null && !this.authenticated && this.cb.onRefusedHello) {
+      this.cb.onRefusedHello(d);
+    } else if (this.cb.onAnswer) {
+      this.cb.onAnswer(frame, asked);
     }
   }
 

@@ -38,6 +38,21 @@ GAP = """async () => {
   return { sent, seen };
 }"""
 
+ACKS = """async () => {
+  const { TableSocket } = await import("/static/js/protocol.js");
+  const answers = [];
+  const socket = new TableSocket({ path: "/ws", table: "t", token: null, onState: () => {},
+    onAnswer: (frame, asked) => answers.push([frame.t, frame.d.id, asked && asked.tag]) });
+  socket.send = () => true;
+  const frame = (t, d) => socket.receive(JSON.stringify({ t, d }));
+  frame("snapshot", { seq: 1, now: Date.now(), state: { clock: { window: 1 } } });
+  const first = socket.act({ type: "pass" });
+  frame("diff", { seq: 2, ops: { n: [2] }, ack: first });
+  const second = socket.act({ type: "pass" });
+  frame("diff", { seq: 9, ops: { n: [9] }, ack: second });  // a gap: dropped, but the ack counts
+  return { answers, first, second, pending: socket.pending.size };
+}"""
+
 
 def diffs_of_a_game(seed: int, actions: int = 160) -> list[tuple[Any, Any, Any]]:
     """(before, diff, after) for every viewer's view (seats 0–3 and a spectator) that changed, through
@@ -76,6 +91,16 @@ def test_a_seq_gap_asks_for_a_resync_and_waits_for_the_snapshot(live: LiveServer
     page = new_page()
     page.goto(live.url + "/")
     assert page.evaluate(GAP) == {"sent": ["resync"], "seen": [1, 2, 6, 7]}
+
+
+def test_an_ack_riding_in_a_diff_answers_the_intent_even_when_the_diff_is_dropped(
+    live: LiveServer, new_page: Any
+) -> None:
+    page = new_page()
+    page.goto(live.url + "/")
+    got = page.evaluate(ACKS)
+    assert got["answers"] == [["ack", got["first"], "act"], ["ack", got["second"], "act"]]
+    assert got["pending"] == 0
 
 
 def test_a_dropped_socket_reconnects_and_keeps_the_seat(live: LiveServer, new_page: Any) -> None:

@@ -99,6 +99,8 @@ class LiveClient:
             if data["seq"] != self.seq + 1 and self.failure is None:
                 self.failure = f"seq gap: {self.seq} then {data['seq']}"
             self.state, self.seq = patch(self.state, data["ops"]), data["seq"]
+            if "ack" in data:  # an ack riding in the diff its intent caused
+                self.answers[data["ack"]] = {"t": "ack", "d": {"id": data["ack"]}}
         elif tag in ("ack", "refused") and data.get("id") is not None:
             self.answers[data["id"]] = frame
         self.received.append(Received(raw, frame, self.state))

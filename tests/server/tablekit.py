@@ -50,6 +50,8 @@ class Client:
             elif tag == "diff":
                 assert data["seq"] == self.seq + 1, f"gap: {self.seq} then {data['seq']}"
                 self.state, self.seq = patch(self.state, data["ops"]), data["seq"]
+                if "ack" in data:  # an ack riding in the diff its intent caused
+                    self.answers[data["ack"]] = {"t": "ack", "d": {"id": data["ack"]}}
             elif tag in ("ack", "refused"):
                 self.answers[data["id"]] = frame
         return got

@@ -76,3 +76,23 @@ async def test_diffs_rebuild_every_seats_view_over_200_bot_played_hands() -> Non
             assert mirror.errors == []
             assert mirror.state == actor.state.document(None if seat == 4 else seat)
     assert hands >= 200 and updates > 200 * 50
+
+
+async def test_an_intent_is_acknowledged_inside_the_diff_it_caused() -> None:
+    """docs/protocol.md: the mover gets one frame, its diff with the ack in it; a refusal comes alone."""
+    kit = Kit()
+    actor, clients = await kit.table(humans=4, bots=False)
+    mover = next(c for c in clients if any(a["type"] == "discard" for a in c.legal))
+    discard = next(a for a in mover.legal if a["type"] == "discard")
+    request = mover.act(discard)
+    await kit.settle(actor)
+    frames = mover.pump()
+    assert [f["t"] for f in frames] == ["diff"]
+    assert frames[0]["d"]["ack"] == request
+    assert mover.answers[request]["t"] == "ack"
+    others = [f for c in clients if c is not mover for f in c.pump()]
+    assert others and all("ack" not in f["d"] for f in others)  # nobody else's frame carries it
+    stale = mover.act(discard, window=-1)
+    await kit.settle(actor)
+    frames = mover.pump()
+    assert [f["t"] for f in frames] == ["refused"] and frames[0]["d"]["id"] == stale
