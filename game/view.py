@@ -11,11 +11,84 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from game.actions import Action
 from game.deal import Deal, DealPhase
 from game.game import Game, GamePhase
 from game.notation import format_tiles
 
-__all__ = ["view", "views"]
+__all__ = ["ViewCache", "view", "views"]
+
+
+class ViewCache:
+    """The parts of the last views built for one game, handed out again while they are unchanged.
+
+    A table builds every seat's view after every action, and most parts of it did not change (the
+    other seats, the discards, the result). Reusing the very same objects saves building them, and
+    lets a diff against the last views skip them by identity. The cache holds the deal it was filled
+    from, so a new deal (or another game) never gets a part of an old one. The parts are shared:
+    treat every view built with a cache as read-only.
+    """
+
+    __slots__ = ("_deal", "_seats", "_discards", "_discards_key", "_actions", "_result", "_result_key")
+
+    def __init__(self) -> None:
+        self._reset(None)
+
+    def _reset(self, deal: Deal | None) -> None:
+        self._deal = deal
+        self._seats: dict[tuple[int, bool], tuple[object, dict[str, object]]] = {}
+        self._discards: list[object] = []
+        self._discards_key: tuple[int, int | None] = (0, None)
+        self._actions: dict[int, tuple[list[Action], list[dict[str, object]]]] = {}
+        self._result: dict[str, object] | None = None
+        self._result_key: tuple[object, object] = (None, None)
+
+    def _check(self, deal: Deal) -> None:
+        if self._deal is not deal:
+            self._reset(deal)
+
+    def seat(self, game: Game, deal: Deal, s: int, show: bool) -> dict[str, object]:
+        hand = deal.hands[s]
+        key = (
+            game.scores[s],
+            tuple(hand) if show else sum(hand),
+            tuple(deal.melds[s]),
+            len(deal.bonus[s]),
+        )
+        cached = self._seats.get((s, show))
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        item = _seat_view(game, deal, s, show=show)
+        self._seats[s, show] = (key, item)
+        return item
+
+    def discards(self, deal: Deal) -> list[object]:
+        # Only the latest discard is ever claimed (R6), so its claim and the count say what changed.
+        count, (known, claim) = len(deal.discards), self._discards_key
+        key = (count, deal.discards[-1].claimed_by if count else None)
+        if key != self._discards_key:
+            if count > known and (known == 0 or deal.discards[known - 1].claimed_by == claim):
+                self._discards = self._discards + [d.to_json() for d in deal.discards[known:]]  # appended
+            else:
+                self._discards = [d.to_json() for d in deal.discards]
+            self._discards_key = key
+        return self._discards
+
+    def actions(self, game: Game, seat: int) -> list[dict[str, object]]:
+        actions = game.legal_actions(seat)
+        cached = self._actions.get(seat)
+        if cached is not None and cached[0] == actions:
+            return cached[1]
+        out = [a.to_json() for a in actions]
+        self._actions[seat] = (actions, out)
+        return out
+
+    def result(self, game: Game) -> dict[str, object] | None:
+        key = (game.deal.result, game.reckoning)
+        if self._result_key[0] is not key[0] or self._result_key[1] is not key[1]:
+            self._result = _result_view(game)
+            self._result_key = key
+        return self._result
 
 
 def view(game: Game, seat: int | None) -> dict[str, object]:
@@ -26,9 +99,12 @@ def view(game: Game, seat: int | None) -> dict[str, object]:
     return views(game, (seat,))[seat]
 
 
-def views(game: Game, seats: Iterable[int | None]) -> dict[int | None, dict[str, object]]:
+def views(
+    game: Game, seats: Iterable[int | None], cache: ViewCache | None = None
+) -> dict[int | None, dict[str, object]]:
     """`view` for each of ``seats`` at once. The parts every seat sees alike are built once and shared
-    between the views (treat them as read-only): a table sends four views after every action.
+    between the views (treat them as read-only): a table sends four views after every action. With a
+    ``cache`` (one per game), parts that did not change since the last call are the same objects.
 
     :raises ValueError: if a seat is neither None nor 0–3.
     """
@@ -38,20 +114,22 @@ def views(game: Game, seats: Iterable[int | None]) -> dict[int | None, dict[str,
             raise ValueError(f"seat must be None or 0–3, not {seat!r}")
     deal = game.deal
     face_up = deal.over  # R12.3: when a deal ends, every hand is revealed to every seat
+    parts = ViewCache() if cache is None else cache
+    parts._check(deal)
     # Built once, shared by every view below.
-    public_seats = [_seat_view(game, deal, s, show=face_up) for s in range(4)]
+    public_seats = [parts.seat(game, deal, s, face_up) for s in range(4)]
     phase = game.phase.value
     number = game.deal_number if game.phase is GamePhase.DEAL else game.deal_number - 1
     wall = {"live": deal.wall.live_count, "dead": deal.wall.dead_count}
-    discards = [d.to_json() for d in deal.discards]
-    result = _result_view(game)
+    discards = parts.discards(deal)
+    result = parts.result(game)
     ready = sorted(game.ready)
     out: dict[int | None, dict[str, object]] = {}
     for seat in wanted:
         if seat is None or face_up:
             seat_list = public_seats
         else:  # a seat sees its own concealed tiles, no one else's
-            seat_list = [_seat_view(game, deal, s, show=True) if s == seat else public_seats[s] for s in range(4)]
+            seat_list = [parts.seat(game, deal, s, True) if s == seat else public_seats[s] for s in range(4)]
         out[seat] = {
             "seat": seat,
             "phase": phase,
@@ -63,7 +141,7 @@ def views(game: Game, seats: Iterable[int | None]) -> dict[int | None, dict[str,
             "discards": discards,
             "turn": _turn_view(deal, seat),
             "result": result,
-            "legal_actions": [] if seat is None else [a.to_json() for a in game.legal_actions(seat)],
+            "legal_actions": [] if seat is None else parts.actions(game, seat),
             "ready": ready,
         }
     return out

@@ -28,25 +28,32 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-__all__ = ["PatchError", "diff", "patch"]
+__all__ = ["Memo", "PatchError", "diff", "patch"]
 
 Json = Any  # a decoded JSON value
+Memo = dict[tuple[int, int], Json]  # (id(old), id(new)) → their diff, for containers
 
 
 class PatchError(ValueError):
     """A diff that does not fit the document it is applied to."""
 
 
-def diff(old: Json, new: Json) -> Json:
-    """The diff that turns ``old`` into ``new``, or None when they are equal (neither is modified)."""
+def diff(old: Json, new: Json, memo: Memo | None = None) -> Json:
+    """The diff that turns ``old`` into ``new``, or None when they are equal (neither is modified).
+
+    ``memo`` lets several diffs share work: when the same pair of objects meets again (the parts that
+    several documents share, such as the public part of four seats' views), the diff found the first
+    time is reused. Use one memo only while every object it has seen is alive and unchanged (it is
+    keyed by identity), e.g. for the diffs of one publish.
+    """
     if old is new:
         return None
     if type(old) is not type(new):
         return [new]
     if isinstance(new, dict):
-        return _diff_dict(old, new)
+        return _diff_dict(old, new, memo)
     if isinstance(new, list):
-        return _diff_list(old, new)
+        return _diff_list(old, new, memo)
     return None if old == new else [new]
 
 
@@ -54,7 +61,11 @@ def diff(old: Json, new: Json) -> Json:
 # (an unchanged scalar, a nested object or list) instead of calling `diff` for each node.
 
 
-def _diff_dict(old: dict[str, Json], new: dict[str, Json]) -> Json:
+def _diff_dict(old: dict[str, Json], new: dict[str, Json], memo: Memo | None) -> Json:
+    if memo is not None:
+        pair = (id(old), id(new))
+        if pair in memo:
+            return memo[pair]
     out: dict[str, Json] = {}
     kept = 0
     for key, value in new.items():
@@ -68,11 +79,11 @@ def _diff_dict(old: dict[str, Json], new: dict[str, Json]) -> Json:
         if type(before) is not type(value):
             out[key] = [value]
         elif isinstance(value, dict):
-            sub = _diff_dict(before, value)
+            sub = _diff_dict(before, value, memo)
             if sub is not None:
                 out[key] = sub
         elif isinstance(value, list):
-            sub = _diff_list(before, value)
+            sub = _diff_list(before, value, memo)
             if sub is not None:
                 out[key] = sub
         elif before != value:
@@ -81,10 +92,24 @@ def _diff_dict(old: dict[str, Json], new: dict[str, Json]) -> Json:
         for key in old:
             if key not in new:
                 out[key] = []
-    return out or None
+    result = out or None
+    if memo is not None:
+        memo[pair] = result
+    return result
 
 
-def _diff_list(old: list[Json], new: list[Json]) -> Json:
+def _diff_list(old: list[Json], new: list[Json], memo: Memo | None) -> Json:
+    if memo is not None:
+        pair = (id(old), id(new))
+        if pair in memo:
+            return memo[pair]
+        result = _diff_list_walk(old, new, memo)
+        memo[pair] = result
+        return result
+    return _diff_list_walk(old, new, None)
+
+
+def _diff_list_walk(old: list[Json], new: list[Json], memo: Memo | None) -> Json:
     n = len(old)
     if len(new) >= n and new[:n] == old:  # unchanged, or only appended to (a discard, a meld)
         return {"+": new[n:]} if len(new) > n else None
@@ -92,7 +117,7 @@ def _diff_list(old: list[Json], new: list[Json]) -> Json:
     changed = [i for i in range(common) if old[i] != new[i]]
     if len(changed) > 2 and len(changed) * 2 > common:  # mostly different: send it whole
         return [new]
-    out: dict[str, Json] = {str(i): diff(old[i], new[i]) for i in changed}
+    out: dict[str, Json] = {str(i): diff(old[i], new[i], memo) for i in changed}
     if len(new) < n:
         out["#"] = len(new)
     if len(new) > common:

@@ -21,7 +21,7 @@ from game.actions import Action, ActionType
 from game.errors import RulesError
 from game.game import Game, GamePhase, replay
 from game.policy import choose
-from server.statediff import diff
+from server.statediff import Memo, diff
 from server.tables.clock import Clock, Timer
 from server.tables.connection import Connection, encode
 from server.tables.errors import TableError
@@ -399,11 +399,16 @@ class TableActor:
         live = [conn for conn in self.connections if not conn.closed]
         documents = self.state.documents(conn.seat for conn in live)
         diffs: dict[tuple[int | None, int], str | None] = {}
+        # The documents share their public parts, as did the ones sent last time: the memo diffs each
+        # shared part once for all seats. It is keyed by identity, so every old document is held until
+        # the loop ends.
+        memo: Memo = {}
+        olds = [conn.last for conn in live]
         for conn in live:
             new = documents[conn.seat]
             key = (conn.seat, id(conn.last))
             if key not in diffs:  # connections that were in step share one diff
-                change = diff(conn.last, new)
+                change = diff(conn.last, new, memo)
                 diffs[key] = None if change is None else json.dumps(change, separators=(",", ":"), ensure_ascii=False)
             ops_json = diffs[key]
             if ops_json is None:
@@ -416,6 +421,7 @@ class TableActor:
                 ack = f',"ack":{self._ack[1]}'
                 self._ack = None
             conn.send(f'{{"t":"diff","d":{{"seq":{conn.seq},"ops":{ops_json}{ack}}}}}')
+        del olds
 
     # ---------------------------------------------------------------- intents
     async def _act(self, msg: Act) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from game.view import views
+from game.view import ViewCache, views
 
 if TYPE_CHECKING:
     from server.tables.actor import TableActor
@@ -26,6 +26,7 @@ class TableState:
         # share it and `statediff.diff` passes over it by identity.
         self._settings_json = (actor.settings.ruleset.to_json(), actor.settings.timers.to_json())
         self._public: dict[str, object] | None = None
+        self._views = ViewCache()  # the game parts that did not change are handed out again
 
     def document(self, seat: int | None) -> dict[str, object]:
         """Everything ``seat`` (or a spectator, ``None``) may see of the table now."""
@@ -35,7 +36,9 @@ class TableState:
         """`document` for each of ``seats``; what they see alike is built once and shared (read-only)."""
         actor = self.actor
         wanted = set(seats)
-        games: dict[int | None, dict[str, object]] = {} if actor.game is None else views(actor.game, wanted)
+        games: dict[int | None, dict[str, object]] = {}
+        if actor.game is not None:
+            games = views(actor.game, wanted, self._views)
         table = self.public()
         clock = {
             "window": actor.window,

@@ -7,7 +7,7 @@ from collections import Counter
 
 from game import ActionType, Game, GamePhase, Rules, Tile, parse_tiles, view
 from game.policy import choose
-from game.view import views
+from game.view import ViewCache, views
 
 _TILE_FIELDS = {"concealed", "tiles", "tile", "drawn", "claimed", "bonus"}
 
@@ -105,6 +105,36 @@ def test_views_built_together_equal_each_seats_own_view() -> None:
         seat = rng.choice(game.to_act())
         game.apply(seat, choose(game, seat))
     assert checked == 300
+
+
+def test_views_from_a_cache_equal_fresh_views_through_whole_games() -> None:
+    """A table keeps a `ViewCache` and gets unchanged parts back as the same objects; after every
+    action of whole games (claims, kongs, wins, wash-outs, new deals), the views it builds must still be
+    exactly the fresh ones, and a part it hands out again must not have changed since.
+    """
+    rng = random.Random(11)
+    steps = deals = 0
+    for n in range(3):
+        game = Game(Rules(game_length="east"), seed=f"cached-{n}")
+        cache = ViewCache()
+        last: dict[int | None, dict[str, object]] = {}
+        snapshot: dict[int | None, str] = {}
+        while game.phase is not GamePhase.OVER:
+            cached = views(game, [None, 0, 1, 2, 3], cache)
+            for seat in (None, 0, 1, 2, 3):
+                assert cached[seat] == view(game, seat)
+                if seat in last:  # the old views are untouched by the new ones sharing their parts
+                    assert repr(last[seat]) == snapshot[seat]
+            last, snapshot = cached, {seat: repr(v) for seat, v in cached.items()}
+            steps += 1
+            if game.phase is GamePhase.BETWEEN:
+                deals += 1
+                for seat in range(4):
+                    game.apply(seat, {"type": "ready"})
+                continue
+            seat = rng.choice(game.to_act())
+            game.apply(seat, choose(game, seat))
+    assert deals >= 12 and steps > 500
 
 
 def test_view_holds_own_tiles_and_legal_actions_only() -> None:
