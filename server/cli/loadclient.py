@@ -18,17 +18,20 @@ import json
 import random
 import time
 from collections import Counter, deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.exceptions import WebSocketException
+from websockets.extensions.permessage_deflate import PerMessageDeflate
+from websockets.frames import DATA_OPCODES, Frame, Opcode
+from websockets.protocol import Event, State
+from websockets.typing import BytesLike
 
-from server.statediff import PatchError, patch
+from server.statediff import PatchError
 
-__all__ = ["HttpJson", "LoadError", "Player", "Stats", "Table", "api_base"]
+__all__ = ["HttpJson", "LoadError", "PatchError", "Player", "Stats", "Table", "api_base", "patch_in_place"]
 
 RETRY_AFTER = 0.5  # seconds before acting again after a refusal that changed nothing (storage, rate)
 INTENT_TIMEOUT = 10.0  # seconds without ack or refusal before an intent counts as timed out
@@ -110,6 +113,7 @@ class Stats:
     wire: int = 0  # what the sockets read after the handshake: frame headers, after permessage-deflate
     frame_sizes: list[int] = field(default_factory=list)
     diff_sizes: list[int] = field(default_factory=list)
+    wire_diff_sizes: list[int] = field(default_factory=list)  # each diff's payload on the wire (deflated)
     snapshot_sizes: list[int] = field(default_factory=list)
     intents: int = 0
     refusals: Counter[str] = field(default_factory=Counter)
@@ -189,13 +193,159 @@ class Table:
         self.intents = keep
 
 
+def patch_in_place(node: Any, change: Any) -> Any:
+    """``node`` with ``change`` (docs/protocol.md, ``server.statediff``) applied *in place*: what
+    ``server.statediff.patch`` returns, without its copies. ``change`` must be fresh from
+    ``json.loads`` and not used again: its values become part of the result.
+
+    A client only ever patches its own state with the diff it has just decoded, so nothing needs
+    copying; ``statediff.patch`` deep-copies every replaced and appended value, which was the largest
+    cost of this client. On a diff that does not fit, ``node`` may be left half changed: resync.
+
+    :raises PatchError: if the diff is malformed or does not fit the document.
+    """
+    if change is None:
+        return node
+    return _apply(node, change)
+
+
+def _apply(node: Any, change: Any) -> Any:
+    if type(change) is list:
+        if len(change) != 1:
+            raise PatchError(f"a replacement is [value], not {change!r}")
+        return change[0]
+    if type(change) is not dict:
+        raise PatchError(f"a diff is [value] or an object, not {change!r}")
+    if type(node) is dict:
+        for key, sub in change.items():
+            if type(sub) is list:
+                if not sub:
+                    if key not in node:
+                        raise PatchError(f"no key {key!r} to remove")
+                    del node[key]
+                elif len(sub) == 1:
+                    node[key] = sub[0]
+                else:
+                    raise PatchError(f"a replacement is [value], not {sub!r}")
+            elif key in node:
+                node[key] = _apply(node[key], sub)
+            else:
+                raise PatchError(f"no key {key!r} to change")
+        return node
+    if type(node) is list:
+        size = len(node)
+        for key, sub in change.items():
+            if key == "#" or key == "+":
+                continue
+            index = int(key) if key.isascii() and key.isdigit() else size
+            if index >= size:
+                raise PatchError(f"bad list index {key!r}")
+            node[index] = _apply(node[index], sub)
+        if "#" in change:
+            cut = change["#"]
+            if type(cut) is not int or not 0 <= cut <= size:
+                raise PatchError(f"cannot cut a list of {size} to {cut!r}")
+            del node[cut:]
+        if "+" in change:
+            added = change["+"]
+            if type(added) is not list:
+                raise PatchError("'+' takes a list of items to append")
+            node.extend(added)
+        return node
+    raise PatchError(f"cannot change {node!r} with {change!r}")
+
+
+def _note_sizes(extension: PerMessageDeflate, sizes: deque[int]) -> None:
+    """Make ``extension`` note the payload size of each data frame it inflates in ``sizes``."""
+    inflate = extension.decode
+
+    def decode(frame: Frame, *, max_size: int | None = None) -> Frame:
+        if frame.opcode in DATA_OPCODES:
+            sizes.append(len(frame.data))
+        return inflate(frame, max_size=max_size)
+
+    extension.decode = decode  # type: ignore[method-assign]
+
+
+class _Socket(ClientConnection):
+    """A client connection that hands each message to its player as soon as it is parsed.
+
+    ``websockets`` would queue it for ``recv()``, which a reader task per socket awaits: an assembler,
+    futures and a task switch per frame. Here the player's ``received`` runs from ``data_received``
+    (every frame of one read stamped with the time of that read), ``connection_lost`` tells the player
+    the socket is gone, and small frames are written at once without a task (``send_now``).
+
+    With permessage-deflate, the extension's ``decode`` is wrapped to note each data frame's payload
+    size as it came over the wire, before it is inflated.
+    """
+
+    player: Player | None = None
+    now = 0.0  # when the current read arrived (time.perf_counter)
+
+    def listen(self, player: Player) -> None:
+        """From now on, give ``player`` every message and count the bytes read."""
+        self.player = player
+        self.wire_sizes: deque[int] = deque()
+        self.parts: list[BytesLike] = []
+        self.wire_parts = 0
+        self.deflate = False
+        for extension in self.protocol.extensions:
+            if isinstance(extension, PerMessageDeflate):
+                self.deflate = True
+                _note_sizes(extension, self.wire_sizes)
+
+    def data_received(self, data: bytes) -> None:
+        player = self.player
+        if player is not None:
+            player.stats.wire += len(data)
+            self.now = time.perf_counter()
+        super().data_received(data)
+
+    def process_event(self, event: Event) -> None:
+        player = self.player
+        if player is None or not isinstance(event, Frame) or event.opcode not in DATA_OPCODES:
+            super().process_event(event)
+            return
+        payload = event.data
+        wire = self.wire_sizes.popleft() if self.deflate else len(payload)
+        if event.opcode is Opcode.CONT:  # the server sends whole messages, but a fragmented one would do
+            if not self.parts:
+                return
+            self.parts.append(payload)
+            self.wire_parts += wire
+            if event.fin:
+                whole, wire = b"".join(self.parts), self.wire_parts
+                self.parts = []
+                player.received(whole, wire, self.now)
+        elif event.fin:
+            player.received(payload if isinstance(payload, bytes) else bytes(payload), wire, self.now)
+        else:
+            self.parts, self.wire_parts = [payload], wire
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if self.player is not None:
+            self.player.lost()
+
+    def send_now(self, text: str) -> None:
+        """Send one small text message now, from plain code: no task, no wait for the buffer to drain
+        (the messages are a few dozen bytes). Nothing happens if the socket is no longer open.
+        """
+        if self.protocol.state is State.OPEN:
+            self.protocol.send_text(text.encode())
+            try:
+                self.send_data()
+            except Exception as exc:  # the transport broke: as websockets' own send would, drop it
+                self.set_connection_exc(exc)
+
+
 class Player:
     """One seat's WebSocket client."""
 
     def __init__(self, table: Table, seat: int, token: str) -> None:
         self.table, self.seat, self.token = table, seat, token
         self.stats = table.stats
-        self.ws: ClientConnection | None = None
+        self.ws: _Socket | None = None
         self.state: Any = None
         self.seq = 0
         self.window = -1
@@ -214,42 +364,41 @@ class Player:
 
     async def connect(self, url: str, compression: str | None) -> None:
         """Open the socket, say hello and wait for the first snapshot."""
-        self.ws = await connect(url, compression=compression, ping_interval=None, open_timeout=30, max_size=2**20)
-        protocol, stats = self.ws.protocol, self.stats
-        receive = protocol.receive_data
-
-        def counted(data: bytes | bytearray) -> None:
-            stats.wire += len(data)
-            receive(data)
-
-        protocol.receive_data = counted  # type: ignore[method-assign]
-        await self.ws.send(json.dumps({"t": "hello", "d": {"table": self.table.id, "token": self.token}}))
+        ws = await connect(
+            url,
+            compression=compression,
+            ping_interval=None,
+            open_timeout=30,
+            max_size=2**20,
+            create_connection=_Socket,
+            proxy=None,  # (else every connect looks for proxy settings)
+        )
+        assert isinstance(ws, _Socket)
+        self.ws = ws
+        ws.listen(self)
+        ws.send_now(json.dumps({"t": "hello", "d": {"table": self.table.id, "token": self.token}}))
 
     # ------------------------------------------------------------ receiving
-    async def read(self) -> None:
-        """Apply every frame until the socket closes."""
-        assert self.ws is not None
-        try:
-            async for raw in self.ws:
-                self._frame(raw if isinstance(raw, str) else raw.decode(), time.perf_counter())
-        except ConnectionClosed:
-            pass
+    def lost(self) -> None:
+        """The socket is closed: a disconnect, unless this client closed it."""
         if not self.closing:
             self.stats.disconnects += 1
             self.table.stop()
         self.closing = True
         self.wake.set()
 
-    def _frame(self, raw: str, now: float) -> None:
+    def received(self, raw: bytes, wire: int, now: float) -> None:
+        """One message, ``raw`` as inflated, ``wire`` bytes of payload on the wire, read at ``now``."""
         stats = self.stats
-        size = len(raw.encode())
+        size = len(raw)
         stats.frames += 1
         stats.bytes += size
         stats.frame_sizes.append(size)
-        frame = json.loads(raw)
+        frame = json.loads(raw.decode())  # (given bytes, json.loads first guesses their encoding)
         tag, data = frame["t"], frame["d"]
         if tag == "diff":
             stats.diff_sizes.append(size)
+            stats.wire_diff_sizes.append(wire)
             self._diff(data, now)
             if "ack" in data:  # the ack of this socket's intent rides in the diff it caused
                 self._acked(data["ack"], now)
@@ -276,7 +425,7 @@ class Player:
             self._resync()
             return
         try:
-            self.state = patch(self.state, data["ops"])
+            self.state = patch_in_place(self.state, data["ops"])
         except PatchError:
             self._resync()
             return
@@ -309,17 +458,19 @@ class Player:
             if phase in ("between", "over") and self.phase == "deal":
                 self.table.finish_hand(game["deal"] + 1, phase == "over")
             self.phase = phase
-        if game["legal_actions"] and self.acted != self.seq:
-            self.wake.set()
+        if game["legal_actions"] and self.acted != self.seq and self.pending is None:
+            self.wake.set()  # (with an intent pending, its answer wakes the player)
 
     def reached(self, window: int) -> float | None:
         """When this seat first held decision ``window`` or a later one (None: not yet)."""
         if self.window < window:
             return None
-        for seen, at in self.history:
-            if seen >= window:
-                return at
-        return self.history[0][1]
+        first = self.history[0][1]
+        for seen, at in reversed(self.history):  # the windows held only grow: the latest are at the end
+            if seen < window:
+                break
+            first = at
+        return first
 
     # ---------------------------------------------------------------- acting
     async def play(self, go: asyncio.Event, rng: random.Random) -> None:
@@ -327,11 +478,7 @@ class Player:
         await go.wait()
         table = self.table
         while not (self.closing or table.done.is_set()):
-            try:
-                await asyncio.wait_for(self.wake.wait(), max(0.1, self.sent + PING_EVERY - time.perf_counter()))
-            except TimeoutError:
-                self._send({"t": "ping"})
-                continue
+            await self.wake.wait()
             self.wake.clear()
             if self.pending is not None or self.state is None or self.resyncing:
                 continue
@@ -339,6 +486,8 @@ class Player:
                 await asyncio.sleep(table.think * rng.uniform(0.75, 1.25) + self.backoff)
                 self.backoff = 0.0
             await self._throttle()
+            if self.resyncing:  # the state may be half patched
+                continue
             game = self.state["game"]
             action = (
                 None if game is None or self.pending is not None else choose(game, table.hands_wanted - table.hands)
@@ -364,17 +513,19 @@ class Player:
             self.tokens, self.stamp = 1.0, time.perf_counter()
         self.tokens -= 1
 
-    def expire(self, now: float) -> None:
-        """Give up on an intent unanswered for too long."""
+    def tick(self, now: float) -> None:
+        """Once a second: give up on an intent unanswered for too long, ping a socket long silent."""
         if self.pending is not None and now - self.pending[1] > INTENT_TIMEOUT:
             self.stats.timeouts += 1
             self.pending, self.acted = None, -1
             self.wake.set()
+        if now - self.sent > PING_EVERY:
+            self._send({"t": "ping"})
 
     def _send(self, frame: dict[str, Any]) -> None:
         if self.ws is not None and not self.closing:
             self.sent = time.perf_counter()
-            _spawn(self.ws.send(json.dumps(frame, separators=(",", ":"))))
+            self.ws.send_now(json.dumps(frame, separators=(",", ":")))
 
     async def close(self) -> None:
         """Close the socket (not counted as a disconnect)."""
@@ -385,22 +536,6 @@ class Player:
                 await self.ws.close()
             except (WebSocketException, OSError):
                 pass
-
-
-_tasks: set[asyncio.Future[None]] = set()
-
-
-def _spawn(coroutine: Any) -> None:
-    task: asyncio.Future[None] = asyncio.ensure_future(coroutine)
-    _tasks.add(task)
-    done: Callable[[asyncio.Future[None]], None] = _reap
-    task.add_done_callback(done)
-
-
-def _reap(task: asyncio.Future[None]) -> None:
-    _tasks.discard(task)
-    if not task.cancelled():
-        task.exception()  # a send to a closed socket: the reader counts the disconnect
 
 
 def choose(game: dict[str, Any], hands_left: int) -> dict[str, Any] | None:

@@ -116,7 +116,7 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
     http_slots, socket_slots = asyncio.Semaphore(20), asyncio.Semaphore(options.connect_limit)
     go = asyncio.Event()
     rng = random.Random(options.seed)
-    readers: list[asyncio.Future[None]] = []
+    seat_tasks: list[asyncio.Future[None]] = []
     server = process(options.server_pid or listener(port))
     me = psutil.Process()
 
@@ -142,9 +142,8 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
                 except (OSError, TimeoutError, WebSocketException) as exc:
                     stats.connect_failures += 1
                     raise LoadError(f"could not open a socket to {options.url}: {exc}") from exc
-                readers.append(asyncio.create_task(player.read()))
                 await asyncio.wait_for(player.snapshot.wait(), 30)
-            readers.append(asyncio.create_task(player.play(go, random.Random(rng.random()))))
+            seat_tasks.append(asyncio.create_task(player.play(go, random.Random(rng.random()))))
         progress.advance(setup_task)
 
     progress = Progress(
@@ -164,7 +163,7 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
         try:
             await asyncio.gather(*setting_up)
         except BaseException:
-            await _close_all(tables, readers + setting_up)
+            await _close_all(tables, seat_tasks + setting_up)
             raise
         setup_seconds = time.perf_counter() - started
         progress.update(setup_task, visible=False)
@@ -194,7 +193,7 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
             sampler.sample()
             for table in tables:
                 for player in table.players:
-                    player.expire(now)
+                    player.tick(now)
             progress.update(play_task, completed=stats.hands, info=_live(stats, now - began, sampler))
             if options.duration is not None and now - began >= options.duration:
                 break
@@ -206,7 +205,7 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
         watcher.cancel()
         gc.set_threshold(*thresholds)
         gc.unfreeze()
-        await _close_all(tables, readers)
+        await _close_all(tables, seat_tasks)
     return _report(options, stats, tables, setup_seconds, play_seconds, sampler, server)
 
 
@@ -297,6 +296,9 @@ def _report(
             "median_frame_bytes": _median(stats.frame_sizes),
             "diff_frames": len(stats.diff_sizes),
             "median_diff_bytes": _median(stats.diff_sizes),
+            # each diff's payload as it came over the wire: deflated (with the window of everything the
+            # socket got before), without the 2-4 B frame header; the same as above without compression
+            "median_diff_wire_bytes": _median(stats.wire_diff_sizes),
             "snapshot_bytes_median": _median(stats.snapshot_sizes),
         },
         "server": None if server is None else {"pid": server.pid, **proc("server")},
@@ -341,6 +343,7 @@ def _print(report: dict[str, Any]) -> None:
         "median frame / diff / snapshot",
         f"{frames['median_frame_bytes']} / {frames['median_diff_bytes']} / {frames['snapshot_bytes_median']} B",
     )
+    t.add_row(f"median diff on the wire ({report['compression']})", f"{frames['median_diff_wire_bytes']} B")
     server = report["server"]
     if server is None:
         t.add_row("server", "PID not found (use --server-pid)")
