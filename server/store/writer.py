@@ -93,13 +93,30 @@ class GroupWriter(Generic[T]):
 
     async def _run(self) -> None:
         batch: list[Waiting[T]] = []
+        last: list[Waiting[T]] = []  # committed, told once the connection is back
         try:
             while self._waiting:
-                batch = self._take()
-                if batch:
-                    await self._commit(batch)
-                batch = []
+                # One connection for as long as writes keep coming: no pool checkout, and no rollback
+                # on its return, per batch. After a failed batch the next one takes a fresh connection.
+                # The last batch is reported done only once the connection is back in the pool, so a
+                # caller that saw its writes done may dispose of the engine.
+                async with self.engine.connect() as connection:
+                    while self._waiting:
+                        batch = self._take()
+                        if not batch or not await self._commit(connection, batch):
+                            batch = []
+                            break
+                        if not self._waiting:
+                            last, batch = batch, []
+                            break
+                        self._committed(batch)
+                        batch = []
+                if last:
+                    self._committed(last)
+                    last = []
         except BaseException as exc:
+            if last:  # committed: only handing the connection back went wrong
+                self._committed(last)
             lost = [*batch, *self._waiting]
             self._waiting.clear()
             for _, done in lost:
@@ -120,18 +137,21 @@ class GroupWriter(Generic[T]):
                 batch.append((item, done))
         return batch
 
-    async def _commit(self, batch: list[Waiting[T]]) -> None:
+    async def _commit(self, connection: AsyncConnection, batch: list[Waiting[T]]) -> bool:
+        """Write ``batch`` in one transaction on ``connection``: True once committed (its callers are
+        not told yet), False if it failed (each write has then been tried alone and its caller told).
+        """
         try:
-            async with self.engine.begin() as connection:
+            async with connection.begin():
                 await self._write(connection, [item for item, _ in batch])
         except Exception as exc:
             if len(batch) == 1:
                 _fail(batch[0][1], exc)
-                return
+                return False
             log.warning("a batch of %d writes failed (%r); writing them one by one", len(batch), exc)
             await self._one_by_one(batch)
-            return
-        self._committed(batch)
+            return False
+        return True
 
     async def _one_by_one(self, batch: list[Waiting[T]]) -> None:
         for i, (item, done) in enumerate(batch):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import json
 import logging
 import secrets
 from collections import deque
@@ -23,7 +22,7 @@ from game.game import Game, GamePhase, replay
 from game.policy import choose
 from server.statediff import Memo, diff
 from server.tables.clock import Clock, Timer
-from server.tables.connection import Connection, encode
+from server.tables.connection import Connection, compact, encode
 from server.tables.errors import TableError
 from server.tables.journal import Journal, Record, SeatRecord, StoredTable, hash_token
 from server.tables.messages import (
@@ -409,7 +408,7 @@ class TableActor:
             key = (conn.seat, id(conn.last))
             if key not in diffs:  # connections that were in step share one diff
                 change = diff(conn.last, new, memo)
-                diffs[key] = None if change is None else json.dumps(change, separators=(",", ":"), ensure_ascii=False)
+                diffs[key] = None if change is None else compact(change)
             ops_json = diffs[key]
             if ops_json is None:
                 conn.last = new
