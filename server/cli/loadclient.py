@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+import orjson
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 from websockets.extensions.permessage_deflate import PerMessageDeflate
@@ -394,7 +395,7 @@ class Player:
         stats.frames += 1
         stats.bytes += size
         stats.frame_sizes.append(size)
-        frame = json.loads(raw.decode())  # (given bytes, json.loads first guesses their encoding)
+        frame = orjson.loads(raw)
         tag, data = frame["t"], frame["d"]
         if tag == "diff":
             stats.diff_sizes.append(size)
