@@ -153,8 +153,10 @@ def _is_standard_win(vector: list[int]) -> bool:
 
 def _is_orphans(counts: Sequence[int]) -> bool:
     """Thirteen Orphans (R10.3) for a checked vector."""
-    majors = [counts[i] for i in _MAJOR_INDICES]
-    return min(majors) >= 1 and sum(majors) == 14 == sum(counts[:NUM_PLAYING_KINDS])
+    for i in _MAJOR_INDICES:  # every 14-tile hand that is not a standard win comes here: most lack a major
+        if not counts[i]:
+            return False
+    return sum(counts[i] for i in _MAJOR_INDICES) == 14 == sum(counts[:NUM_PLAYING_KINDS])
 
 
 def is_thirteen_orphans(counts: Sequence[int]) -> bool:
