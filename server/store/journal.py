@@ -17,8 +17,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from game.rulesets import ruleset
 from server.store.models import ActionRow, ChatRow, GameRow, HandRow, PlayerRow, SeatRow
@@ -125,7 +126,7 @@ class SqlJournal:
             return [await _stored(session, game) for game in games]
 
 
-async def _write(connection: AsyncConnection, writes: Sequence[_Write]) -> None:
+def _write(connection: Connection, writes: Sequence[_Write]) -> None:
     """Make ``writes`` in order in the open transaction; each run of records is written as one."""
     run: list[Record] = []
     for write in writes:
@@ -133,14 +134,14 @@ async def _write(connection: AsyncConnection, writes: Sequence[_Write]) -> None:
             run.append(write)
             continue
         if run:
-            await _records(connection, run)
+            _records(connection, run)
             run = []
-        await _other(connection, write)
+        _other(connection, write)
     if run:
-        await _records(connection, run)
+        _records(connection, run)
 
 
-async def _records(connection: AsyncConnection, records: list[Record]) -> None:
+def _records(connection: Connection, records: list[Record]) -> None:
     """The rows of ``records`` with one statement per kind of row: the action rows, the hand rows of
     finished deals, the seats' totals, and each game's row as the last of its records leaves it.
     """
@@ -161,19 +162,19 @@ async def _records(connection: AsyncConnection, records: list[Record]) -> None:
                     totals[record.table, seat] = total
             elif event["type"] == "game_end":
                 values.update(status="over", finished_at=_when(record.at), scores=event["scores"])
-    await connection.execute(insert(ActionRow), actions)
+    connection.execute(insert(ActionRow), actions)
     if hands:
-        await connection.execute(insert(HandRow), hands)
+        connection.execute(insert(HandRow), hands)
     if totals:
         scores = update(SeatRow).where(SeatRow.game_id == bindparam("g_id"), SeatRow.seat == bindparam("g_seat"))
         params = [{"g_id": table, "g_seat": seat, "g_score": total} for (table, seat), total in totals.items()]
-        await connection.execute(scores.values(score=bindparam("g_score")), params)
+        connection.execute(scores.values(score=bindparam("g_score")), params)
     shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for table, values in games.items():
         shapes.setdefault(tuple(sorted(values)), []).append({"g_id": table, **{f"g_{k}": v for k, v in values.items()}})
     for keys, rows in shapes.items():
         game = update(GameRow).where(GameRow.id == bindparam("g_id"))
-        await connection.execute(game.values({k: bindparam(f"g_{k}") for k in keys}), rows)
+        connection.execute(game.values({k: bindparam(f"g_{k}") for k in keys}), rows)
 
 
 def game_row(table: StoredTable) -> dict[str, Any]:
@@ -198,29 +199,29 @@ def game_row(table: StoredTable) -> dict[str, Any]:
     }
 
 
-async def _other(connection: AsyncConnection, write: _Write) -> None:
+def _other(connection: Connection, write: _Write) -> None:
     """One write other than an action."""
     match write:
         case _Created(table):
-            await connection.execute(insert(GameRow), [game_row(table)])
+            connection.execute(insert(GameRow), [game_row(table)])
         case _Seats(table, seats, owner):
-            await connection.execute(delete(SeatRow).where(SeatRow.game_id == table))
+            connection.execute(delete(SeatRow).where(SeatRow.game_id == table))
             rows = []
             for i, seat in enumerate(seats):
                 if seat is None:
                     continue
                 bot = seat.token_hash is None if seat.bot is None else seat.bot
-                player = None if bot else await _player(connection, seat.name)
+                player = None if bot else _player(connection, seat.name)
                 row = {"game_id": table, "seat": i, "name": seat.name, "bot": bot, "player_id": player}
                 rows.append(row | {"token_hash": seat.token_hash})
             if rows:
-                await connection.execute(insert(SeatRow), rows)
-            await connection.execute(update(GameRow).where(GameRow.id == table).values(owner_seat=owner))
+                connection.execute(insert(SeatRow), rows)
+            connection.execute(update(GameRow).where(GameRow.id == table).values(owner_seat=owner))
         case _Started(table, at):
             values = {"status": "playing", "started_at": _when(at)}
-            await connection.execute(update(GameRow).where(GameRow.id == table).values(**values))
+            connection.execute(update(GameRow).where(GameRow.id == table).values(**values))
         case _Stopped(table):
-            await connection.execute(update(GameRow).where(GameRow.id == table).values(status="stopped"))
+            connection.execute(update(GameRow).where(GameRow.id == table).values(status="stopped"))
         case _Chat(table, line):
             chat = {
                 "game_id": table,
@@ -229,23 +230,23 @@ async def _other(connection: AsyncConnection, write: _Write) -> None:
                 "text": str(line["text"]),
                 "at": _when(int(line["at"]) / 1000),  # type: ignore[call-overload]
             }
-            await connection.execute(insert(ChatRow), [chat])
+            connection.execute(insert(ChatRow), [chat])
         case _:
             raise TypeError(f"not a journal write: {write!r}")
 
 
-async def _player(connection: AsyncConnection, name: str) -> int:
-    found = await connection.scalar(select(PlayerRow.id).where(PlayerRow.name == name))
+def _player(connection: Connection, name: str) -> int:
+    found = connection.scalar(select(PlayerRow.id).where(PlayerRow.name == name))
     if found is not None:
         return found
     try:
-        async with connection.begin_nested():  # another process may add the same name at the same moment
-            result = await connection.execute(insert(PlayerRow).values(name=name, created_at=datetime.now(UTC)))
+        with connection.begin_nested():  # another process may add the same name at the same moment
+            result = connection.execute(insert(PlayerRow).values(name=name, created_at=datetime.now(UTC)))
         key = result.inserted_primary_key
         assert key is not None
         return int(key[0])
     except IntegrityError:
-        found = await connection.scalar(select(PlayerRow.id).where(PlayerRow.name == name))
+        found = connection.scalar(select(PlayerRow.id).where(PlayerRow.name == name))
         assert found is not None
         return found
 

@@ -8,11 +8,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import Engine, QueuePool, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
-__all__ = ["database_url", "make_engine", "make_sessions"]
+__all__ = ["database_url", "make_engine", "make_sessions", "sqlite_writer_engine"]
 
 DEFAULT_DATA_DIR = Path("data")
 
@@ -43,17 +43,33 @@ def make_engine(url: str, **options: Any) -> AsyncEngine:
     """
     engine = create_async_engine(url, **{"pool_pre_ping": not url.startswith("sqlite"), **options})
     if engine.dialect.name == "sqlite":
-
-        @event.listens_for(engine.sync_engine, "connect")
-        def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-            cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=FULL")  # an acknowledged action survives power loss too
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute("PRAGMA busy_timeout=5000")
-            cursor.close()
-
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     return engine
+
+
+def sqlite_writer_engine(engine: AsyncEngine) -> Engine | None:
+    """For an engine on a SQLite file, a plain (not async) engine on the same file with the same
+    settings, for the journal's writer to use from a thread of its own; None for any other database.
+
+    Through aiosqlite every statement, and the commit, is a hand-off to its thread and back; from a
+    thread of its own the writer makes a whole transaction in one hand-off, for about half the CPU
+    (docs/benchmarks.md, "Live tables: this machine").
+    """
+    url = engine.url
+    if engine.dialect.name != "sqlite" or url.database in (None, "", ":memory:") or "mode=memory" in str(url):
+        return None
+    twin = create_engine(url.set(drivername="sqlite"), poolclass=QueuePool, pool_size=1, max_overflow=2)
+    event.listen(twin, "connect", _sqlite_pragmas)
+    return twin
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")  # an acknowledged action survives power loss too
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.close()
 
 
 def make_sessions(engine: AsyncEngine) -> async_sessionmaker[Any]:

@@ -26,13 +26,18 @@ What holds:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Generic, TypeVar
 
+from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from server.store.session import sqlite_writer_engine
 
 __all__ = ["BATCH_CAP", "GroupWriter", "WriterError"]
 
@@ -41,6 +46,7 @@ log = logging.getLogger("sparrow.store")
 
 T = TypeVar("T")
 Waiting = tuple[T, "asyncio.Future[None]"]
+Transact = Callable[[Sequence[T]], Awaitable[None]]  # makes one transaction of the writes given
 
 
 class WriterError(RuntimeError):
@@ -53,7 +59,7 @@ class GroupWriter(Generic[T]):
     def __init__(
         self,
         engine: AsyncEngine,
-        write: Callable[[AsyncConnection, Sequence[T]], Awaitable[None]],
+        write: Callable[[Connection, Sequence[T]], None],
         *,
         cap: int = BATCH_CAP,
     ) -> None:
@@ -67,6 +73,14 @@ class GroupWriter(Generic[T]):
         self._waiting: deque[Waiting[T]] = deque()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
+        # On a SQLite file the writes go through a plain engine from one thread of the writer's own.
+        self._twin = sqlite_writer_engine(engine)
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="sparrow-journal") if self._twin else None
+
+    @property
+    def committing_engine(self) -> Engine:
+        """The (sync) engine whose connections commit the writes, e.g. to count its commits."""
+        return self._twin if self._twin is not None else self.engine.sync_engine
 
     async def submit(self, item: T) -> None:
         """Write ``item``; returns once it is committed.
@@ -90,6 +104,10 @@ class GroupWriter(Generic[T]):
         task = self._task
         if task is not None and not task.done():
             await asyncio.wait({task})
+        thread, self._thread = self._thread, None
+        if thread is not None and self._twin is not None:
+            await asyncio.get_running_loop().run_in_executor(thread, self._twin.dispose)
+            thread.shutdown(wait=False)
 
     async def _run(self) -> None:
         batch: list[Waiting[T]] = []
@@ -100,10 +118,10 @@ class GroupWriter(Generic[T]):
                 # on its return, per batch. After a failed batch the next one takes a fresh connection.
                 # The last batch is reported done only once the connection is back in the pool, so a
                 # caller that saw its writes done may dispose of the engine.
-                async with self.engine.connect() as connection:
+                async with self._transactions() as transact:
                     while self._waiting:
                         batch = self._take()
-                        if not batch or not await self._commit(connection, batch):
+                        if not batch or not await self._commit(transact, batch):
                             batch = []
                             break
                         if not self._waiting:
@@ -137,13 +155,40 @@ class GroupWriter(Generic[T]):
                 batch.append((item, done))
         return batch
 
-    async def _commit(self, connection: AsyncConnection, batch: list[Waiting[T]]) -> bool:
-        """Write ``batch`` in one transaction on ``connection``: True once committed (its callers are
-        not told yet), False if it failed (each write has then been tried alone and its caller told).
+    @contextlib.asynccontextmanager
+    async def _transactions(self) -> AsyncIterator[Transact[T]]:
+        """A function that makes one transaction of the writes given to it, on one connection."""
+        twin, thread = self._twin, self._thread
+        if twin is not None and thread is not None:  # SQLite: a transaction in one hand-off to the thread
+            loop = asyncio.get_running_loop()
+            connection = await loop.run_in_executor(thread, twin.connect)
+            try:
+
+                def run(items: Sequence[T]) -> None:
+                    with connection.begin():
+                        self._write(connection, items)
+
+                async def transact(items: Sequence[T]) -> None:
+                    await loop.run_in_executor(thread, run, items)
+
+                yield transact
+            finally:
+                await loop.run_in_executor(thread, connection.close)
+            return
+        async with self.engine.connect() as aconnection:
+
+            async def transact_async(items: Sequence[T]) -> None:
+                async with aconnection.begin():
+                    await aconnection.run_sync(self._write, items)
+
+            yield transact_async
+
+    async def _commit(self, transact: Transact[T], batch: list[Waiting[T]]) -> bool:
+        """Write ``batch`` in one transaction: True once committed (its callers are not told yet),
+        False if it failed (each write has then been tried alone and its caller told).
         """
         try:
-            async with connection.begin():
-                await self._write(connection, [item for item, _ in batch])
+            await transact([item for item, _ in batch])
         except Exception as exc:
             if len(batch) == 1:
                 _fail(batch[0][1], exc)
@@ -158,8 +203,8 @@ class GroupWriter(Generic[T]):
             if done.done():
                 continue
             try:
-                async with self.engine.begin() as connection:
-                    await self._write(connection, [item])
+                async with self._transactions() as transact:
+                    await transact([item])
             except Exception as exc:
                 if not _about_the_database(exc):
                     _fail(done, exc)

@@ -15,6 +15,7 @@ import pytest
 import uvicorn
 from hypothesis import given
 from hypothesis import strategies as st
+from jsondocs import json_documents
 
 from server.app import create_app
 from server.cli import build_parser
@@ -56,13 +57,8 @@ def test_loadtest_command_line() -> None:
     assert args.url == "ws://127.0.0.1:8765/ws"
 
 
-keys = st.text(alphabet="abx019#+", min_size=1, max_size=2)
 scalars = st.none() | st.booleans() | st.integers(-3, 5) | st.text(max_size=2)
-documents = st.recursive(
-    scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4),
-    max_leaves=20,
-)
+keys, documents = json_documents("abx019#+", key_size=2, scalars=scalars, size=4, leaves=20)
 # Diff-shaped values, mostly not fitting the document they meet: replacements, removals, nested
 # changes with list indices, cuts and appends, and some that are malformed.
 changes = st.recursive(

@@ -35,11 +35,11 @@ DISCARD: dict[str, object] = {"type": "discard", "tile": "1b"}
 
 
 class Commits:
-    """Counts the transactions committed on an engine."""
+    """Counts the transactions the journal's writer commits (on SQLite through an engine of its own)."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, journal: SqlJournal) -> None:
         self.count = 0
-        event.listen(engine.sync_engine, "commit", self._committed)
+        event.listen(journal.writer.committing_engine, "commit", self._committed)
 
     def _committed(self, _connection: Any) -> None:
         self.count += 1
@@ -83,7 +83,7 @@ async def _seqs(engine: AsyncEngine) -> dict[str, list[int]]:
 async def test_concurrent_tables_share_commits_and_every_row_lands_in_order(backend: str, tmp_path: Path) -> None:
     async with journal_on(backend, tmp_path) as (journal, engine):
         ids = await _tables(journal, 50)
-        commits, before = Commits(engine), journal.writer.commits
+        commits, before = Commits(journal), journal.writer.commits
 
         async def play(table: str) -> None:
             for seq in range(1, 21):
@@ -101,7 +101,7 @@ async def test_concurrent_tables_share_commits_and_every_row_lands_in_order(back
 async def test_writes_keep_their_order_within_one_batch(backend: str, tmp_path: Path) -> None:
     async with journal_on(backend, tmp_path) as (journal, engine):
         (table,) = await _tables(journal, 1)
-        commits = Commits(engine)
+        commits = Commits(journal)
         writes = [asyncio.ensure_future(journal.record(_record(table, seq))) for seq in range(1, 31)]
         writes.append(asyncio.ensure_future(journal.started(table, 3_000.0)))
         await asyncio.gather(*writes)
@@ -139,7 +139,7 @@ async def test_when_the_database_cannot_write_a_batch_is_not_retried_write_by_wr
         ids = await _tables(journal, 6)
         attempts: list[int] = []
 
-        async def locked(connection: object, writes: list[object]) -> None:
+        def locked(connection: object, writes: list[object]) -> None:
             attempts.append(len(writes))
             raise OperationalError("INSERT INTO actions …", {}, Exception("database is locked"))
 
@@ -171,7 +171,7 @@ async def test_a_writer_that_dies_fails_its_writes_and_the_next_write_restarts_i
     async with journal_on(backend, tmp_path) as (journal, engine):
         ids = await _tables(journal, 5)
 
-        async def broken(batch: object) -> None:
+        async def broken(transact: object, batch: object) -> None:
             raise RuntimeError("a bug in the writer")
 
         monkeypatch.setattr(journal.writer, "_commit", broken)
@@ -186,7 +186,7 @@ async def test_a_writer_that_dies_fails_its_writes_and_the_next_write_restarts_i
 
 async def test_tables_playing_at_once_store_games_that_replay(backend: str, tmp_path: Path) -> None:
     async with journal_on(backend, tmp_path) as (journal, engine):
-        commits = Commits(engine)
+        commits = Commits(journal)
         actors = await asyncio.gather(*(Kit(journal).finished_game(seed=seed) for seed in (1, 2, 3)))
         async with make_sessions(engine)() as session:
             for actor in actors:

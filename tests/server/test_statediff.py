@@ -5,16 +5,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from jsondocs import json_documents
 
 from server.statediff import Memo, PatchError, diff, patch
 
-keys = st.text(alphabet="abcxyz019_", min_size=1, max_size=4)
 scalars = st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=3)
-documents = st.recursive(
-    scalars,
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(keys, inner, max_size=5),
-    max_leaves=30,
-)
+_, documents = json_documents("abcxyz019_", key_size=4, scalars=scalars, size=5, leaves=30)
 
 
 @given(documents, documents)
