@@ -126,6 +126,9 @@ async def run(
         commits += 1
 
     event.listen(engine.sync_engine, "commit", committed)
+    writer = getattr(journal, "writer", None)
+    if writer is not None and writer.committing_engine is not engine.sync_engine:
+        event.listen(writer.committing_engine, "commit", committed)  # SQLite: the writer's own engine
     latencies: list[float] = []
     read_times: list[float] = []
     reads = 0
