@@ -11,13 +11,14 @@ same transaction as its first action or an earlier one, never after it. A write 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import bindparam, delete, insert, select, update
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
@@ -162,7 +163,10 @@ def _records(connection: Connection, records: list[Record]) -> None:
                     totals[record.table, seat] = total
             elif event["type"] == "game_end":
                 values.update(status="over", finished_at=_when(record.at), scores=event["scores"])
-    connection.execute(insert(ActionRow), actions)
+    if connection.dialect.name == "sqlite":
+        _executemany_plain(connection, "actions", actions)
+    else:
+        connection.execute(insert(ActionRow), actions)
     if hands:
         connection.execute(insert(HandRow), hands)
     if totals:
@@ -173,8 +177,39 @@ def _records(connection: Connection, records: list[Record]) -> None:
     for table, values in games.items():
         shapes.setdefault(tuple(sorted(values)), []).append({"g_id": table, **{f"g_{k}": v for k, v in values.items()}})
     for keys, rows in shapes.items():
+        if keys == ("version",) and connection.dialect.name == "sqlite":
+            _executemany_plain(connection, "version", rows)
+            continue
         game = update(GameRow).where(GameRow.id == bindparam("g_id"))
         connection.execute(game.values({k: bindparam(f"g_{k}") for k in keys}), rows)
+
+
+# The two statements of nearly every batch. On SQLite, Core spends several times as long preparing
+# them as SQLite takes to run them (docs/benchmarks.md, "Live tables: this machine"), so there they
+# are compiled once and their rows bound with the columns' own processors: the same rows Core writes.
+_PLAIN = {
+    "actions": (insert(ActionRow), ActionRow.__table__),
+    "version": (update(GameRow).where(GameRow.id == bindparam("g_id")).values(version=bindparam("g_version")), None),
+}
+Processor = Callable[[Any], Any] | None
+
+
+@functools.lru_cache(maxsize=8)
+def _plain(dialect: Dialect, name: str) -> tuple[str, tuple[tuple[str, Processor], ...]]:
+    """The SQL of statement ``name`` for ``dialect`` and, per positional parameter, its key and processor."""
+    statement, table = _PLAIN[name]
+    compiled = statement.compile(dialect=dialect)
+    order = compiled.positiontup or []
+    if table is None:
+        return str(compiled), tuple((key, None) for key in order)
+    columns = [table.c[key] for key in order]
+    return str(compiled), tuple((c.key, c.type.dialect_impl(dialect).bind_processor(dialect)) for c in columns)
+
+
+def _executemany_plain(connection: Connection, name: str, rows: list[dict[str, Any]]) -> None:
+    sql, params = _plain(connection.dialect, name)
+    values = [tuple(row[key] if process is None else process(row[key]) for key, process in params) for row in rows]
+    connection.exec_driver_sql(sql, values)
 
 
 def game_row(table: StoredTable) -> dict[str, Any]:

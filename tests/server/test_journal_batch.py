@@ -21,7 +21,7 @@ from tablekit import Kit
 
 from game.game import replay
 from game.rulesets import ruleset
-from server.store.journal import SqlJournal
+from server.store.journal import SqlJournal, to_seconds
 from server.store.migrate import upgrade
 from server.store.models import ActionRow, GameRow, HandRow, SeatRow
 from server.store.session import make_engine, make_sessions
@@ -96,6 +96,26 @@ async def test_concurrent_tables_share_commits_and_every_row_lands_in_order(back
         assert versions == {20}
         assert commits.count < 50 * 20 // 10  # 1,000 records in (far) fewer than 100 transactions
         assert journal.writer.commits - before == commits.count
+
+
+async def test_action_rows_read_back_exactly_as_recorded(backend: str, tmp_path: Path) -> None:
+    """On SQLite the action rows skip Core's statement building; what a reader gets back (the JSON of
+    the action and its events, the time with its zone, who acted) must be what was recorded.
+    """
+    async with journal_on(backend, tmp_path) as (journal, engine):
+        (table,) = await _tables(journal, 1)
+        events: list[dict[str, object]] = [{"type": "discard", "seat": 2, "tile": "Wé"}, {"type": "turn", "seat": 3}]
+        await journal.record(Record(table, 1, 2, DISCARD, events, 1_700_000_000.25, "timer"))
+        await journal.record(Record(table, 2, 3, {"type": "pass"}, [], 1_700_000_001.0))
+        async with make_sessions(engine)() as session:
+            rows = (await session.scalars(select(ActionRow).order_by(ActionRow.seq))).all()
+            game = await session.get(GameRow, table)
+        assert [(r.seq, r.seat, r.action, r.events, r.auto) for r in rows] == [
+            (1, 2, DISCARD, events, "timer"),
+            (2, 3, {"type": "pass"}, [], None),
+        ]
+        assert [to_seconds(r.at) for r in rows] == [1_700_000_000.25, 1_700_000_001.0]
+        assert game is not None and game.version == 2
 
 
 async def test_writes_keep_their_order_within_one_batch(backend: str, tmp_path: Path) -> None:
