@@ -9,6 +9,7 @@ import asyncio
 import copy
 import json
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,8 +26,10 @@ from server.statediff import diff, patch
 
 
 @pytest.mark.asyncio
-async def test_loadtest_plays_two_tables_and_reports_sane_figures() -> None:
-    config = uvicorn.Config(create_app(), host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+async def test_loadtest_plays_two_tables_and_reports_sane_figures(tmp_path: Path) -> None:
+    # A database of its own: the default one (./data) is the one `make run` serves.
+    app = create_app(db=f"sqlite+aiosqlite:///{tmp_path / 'load.db'}")
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     serving = asyncio.create_task(server.serve())
     try:
