@@ -393,9 +393,11 @@ class TableActor:
         conn.last = state
         conn.send(encode("snapshot", {"seq": conn.seq, "now": _ms(self.clock.now()), "state": state}))
 
-    def _publish(self) -> None:
-        """Send each connection the diff between what it last got and its view now."""
-        live = [conn for conn in self.connections if not conn.closed]
+    def _publish(self, only: int | None = None) -> None:
+        """Send each connection (of seat ``only``, if given) the diff between what it last got and its
+        view now.
+        """
+        live = [conn for conn in self.connections if not conn.closed and (only is None or conn.seat == only)]
         documents = self.state.documents(conn.seat for conn in live)
         diffs: dict[tuple[int | None, int], str | None] = {}
         # The documents share their public parts, as did the ones sent last time: the memo diffs each
@@ -475,7 +477,12 @@ class TableActor:
             # Durability first (lesson 11): an action that could not be stored did not happen.
             self.game = replay(game.rules, self.seed, game.log[:-1])
             raise
-        self._after_change()
+        # An answer that leaves its claim window open changes only the answering seat's view: who
+        # answered what stays secret until the window closes (R12.2), and the window, its deadline and
+        # everyone's options stay as they were. The other seats are left out of this publish; a seat
+        # left out is never out of step, as its next diff is taken from what it was last sent.
+        only = seat if all(event["type"] == "answer" for event in events) else None
+        self._after_change(only)
 
     async def _chat(self, msg: Chat) -> None:
         conn = msg.conn
@@ -495,8 +502,10 @@ class TableActor:
         self._publish()
 
     # ------------------------------------------------------------ the clock
-    def _after_change(self) -> None:
-        """Open a new decision window if the last action closed one; arm its timers; publish."""
+    def _after_change(self, only: int | None = None) -> None:
+        """Open a new decision window if the last action closed one; arm its timers; publish (to the
+        connections of seat ``only`` if given, else to all).
+        """
         game = self.game
         assert game is not None
         if self._new_decision(game):
@@ -509,7 +518,7 @@ class TableActor:
             self._cancel_all()
         else:
             self._schedule_bots()
-        self._publish()
+        self._publish(only)
 
     def _new_decision(self, game: Game) -> bool:
         """Whether the last action opened a new decision; if so its token becomes the game version."""

@@ -62,6 +62,17 @@ async def test_diffs_rebuild_every_seats_view_over_200_bot_played_hands() -> Non
         spectator = Mirror(actor)
         await actor.ask(Attach(spectator, None))
         mirrors.append(spectator)
+        publish = actor._publish
+
+        def publish_and_check(only: int | None = None) -> None:
+            # Not only the seats sent a diff: every seat must be in step after every publish (a pass
+            # that leaves a claim window open is sent to the passing seat alone).
+            publish(only)
+            for mirror in mirrors:
+                if mirror.state != actor.state.document(mirror.seat):
+                    mirror.errors.append(f"seat {mirror.seat} left out of step at version {actor.window}")
+
+        actor._publish = publish_and_check  # type: ignore[method-assign]
         game = actor.game
         assert game is not None
         request = 0
