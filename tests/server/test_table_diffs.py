@@ -44,6 +44,21 @@ class Mirror(Connection):
         return True
 
 
+def _check_every_publish(actor: TableActor, mirrors: list[Mirror]) -> None:
+    """Not only the seats sent a diff: after every publish every seat must be in step (a pass that
+    leaves a claim window open is sent to the passing seat alone).
+    """
+    publish = actor._publish
+
+    def publish_and_check(only: int | None = None) -> None:
+        publish(only)
+        for mirror in mirrors:
+            if mirror.state != actor.state.document(mirror.seat):
+                mirror.errors.append(f"seat {mirror.seat} left out of step at version {actor.window}")
+
+    actor._publish = publish_and_check  # type: ignore[method-assign]
+
+
 async def test_diffs_rebuild_every_seats_view_over_200_bot_played_hands() -> None:
     hands = updates = 0
     seed = 0
@@ -62,17 +77,7 @@ async def test_diffs_rebuild_every_seats_view_over_200_bot_played_hands() -> Non
         spectator = Mirror(actor)
         await actor.ask(Attach(spectator, None))
         mirrors.append(spectator)
-        publish = actor._publish
-
-        def publish_and_check(only: int | None = None) -> None:
-            # Not only the seats sent a diff: every seat must be in step after every publish (a pass
-            # that leaves a claim window open is sent to the passing seat alone).
-            publish(only)
-            for mirror in mirrors:
-                if mirror.state != actor.state.document(mirror.seat):
-                    mirror.errors.append(f"seat {mirror.seat} left out of step at version {actor.window}")
-
-        actor._publish = publish_and_check  # type: ignore[method-assign]
+        _check_every_publish(actor, mirrors)
         game = actor.game
         assert game is not None
         request = 0
