@@ -28,7 +28,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-__all__ = ["Memo", "PatchError", "diff", "patch"]
+__all__ = ["Memo", "PatchError", "diff", "patch", "patch_in_place"]
 
 Json = Any  # a decoded JSON value
 Memo = dict[tuple[int, int], Json]  # (id(old), id(new)) → their diff, for containers
@@ -126,50 +126,67 @@ def _diff_list_walk(old: list[Json], new: list[Json], memo: Memo | None) -> Json
 
 
 def patch(document: Json, change: Json) -> Json:
-    """``document`` with ``change`` applied (the input is not modified).
+    """``document`` with ``change`` applied (neither input is modified).
+
+    :raises PatchError: if the diff is malformed or does not fit the document.
+    """
+    return patch_in_place(copy.deepcopy(document), copy.deepcopy(change))
+
+
+def patch_in_place(document: Json, change: Json) -> Json:
+    """``document`` with ``change`` applied *in place*, without `patch`'s copies: for a client that
+    patches its own state with the diff it has just decoded (the load client). The values of ``change``
+    become part of the result, so it must not be used again; on a diff that does not fit, ``document``
+    may be left half changed (resync).
 
     :raises PatchError: if the diff is malformed or does not fit the document.
     """
     if change is None:
-        return copy.deepcopy(document)
-    return _patch(document, change, "")
+        return document
+    return _apply(document, change, "")
 
 
-def _patch(node: Json, change: Json, path: str) -> Json:
-    if isinstance(change, list):
+def _apply(node: Json, change: Json, path: str) -> Json:
+    if type(change) is list:
         if len(change) != 1:
             raise PatchError(f"at {path or '/'}: a replacement is [value], not {change!r}")
-        return copy.deepcopy(change[0])
-    if not isinstance(change, dict):
+        return change[0]
+    if type(change) is not dict:
         raise PatchError(f"at {path or '/'}: a diff is [value] or an object, not {change!r}")
-    if isinstance(node, dict):
-        out = dict(node)
+    if type(node) is dict:
         for key, sub in change.items():
-            if sub == []:
-                if key not in out:
-                    raise PatchError(f"at {path}/{key}: no key to remove")
-                del out[key]
-            elif isinstance(sub, dict) and key not in out:
-                raise PatchError(f"at {path}/{key}: no such key to change")
+            if type(sub) is list:
+                if not sub:
+                    if key not in node:
+                        raise PatchError(f"at {path}/{key}: no key to remove")
+                    del node[key]
+                elif len(sub) == 1:
+                    node[key] = sub[0]
+                else:
+                    raise PatchError(f"at {path}/{key}: a replacement is [value], not {sub!r}")
+            elif key in node:
+                node[key] = _apply(node[key], sub, f"{path}/{key}")
             else:
-                out[key] = _patch(out.get(key), sub, f"{path}/{key}")
-        return out
-    if isinstance(node, list):
-        items = list(node)
+                raise PatchError(f"at {path}/{key}: no such key to change")
+        return node
+    if type(node) is list:
+        size = len(node)
         for key, sub in change.items():
-            if key in ("#", "+"):
+            if key == "#" or key == "+":
                 continue
-            if not key.isdigit() or int(key) >= len(items):
+            index = int(key) if key.isascii() and key.isdigit() else size
+            if index >= size:
                 raise PatchError(f"at {path}: bad list index {key!r}")
-            items[int(key)] = _patch(items[int(key)], sub, f"{path}/{key}")
+            node[index] = _apply(node[index], sub, f"{path}/{key}")
         if "#" in change:
             cut = change["#"]
-            if isinstance(cut, bool) or not isinstance(cut, int) or not 0 <= cut <= len(items):
-                raise PatchError(f"at {path}: cannot cut a list of {len(items)} to {cut!r}")
-            del items[cut:]
+            if type(cut) is not int or not 0 <= cut <= size:
+                raise PatchError(f"at {path}: cannot cut a list of {size} to {cut!r}")
+            del node[cut:]
         if "+" in change:
-            if not isinstance(change["+"], list):
+            added = change["+"]
+            if type(added) is not list:
                 raise PatchError(f"at {path}: '+' takes a list of items to append")
-            items.extend(copy.deepcopy(change["+"]))
-        return items
+            node.extend(added)
+        return node
     raise PatchError(f"at {path or '/'}: cannot change {node!r} with {change!r}")

@@ -30,9 +30,9 @@ from websockets.frames import DATA_OPCODES, Frame, Opcode
 from websockets.protocol import Event, State
 from websockets.typing import BytesLike
 
-from server.statediff import PatchError
+from server.statediff import PatchError, patch_in_place
 
-__all__ = ["HttpJson", "LoadError", "PatchError", "Player", "Stats", "Table", "api_base", "patch_in_place"]
+__all__ = ["HttpJson", "LoadError", "Player", "Stats", "Table", "api_base"]
 
 RETRY_AFTER = 0.5  # seconds before acting again after a refusal that changed nothing (storage, rate)
 INTENT_TIMEOUT = 10.0  # seconds without ack or refusal before an intent counts as timed out
@@ -192,68 +192,6 @@ class Table:
                     continue
             keep.append(intent)
         self.intents = keep
-
-
-def patch_in_place(node: Any, change: Any) -> Any:
-    """``node`` with ``change`` (docs/protocol.md, ``server.statediff``) applied *in place*: what
-    ``server.statediff.patch`` returns, without its copies. ``change`` must be fresh from
-    ``json.loads`` and not used again: its values become part of the result.
-
-    A client only ever patches its own state with the diff it has just decoded, so nothing needs
-    copying; ``statediff.patch`` deep-copies every replaced and appended value, which was the largest
-    cost of this client. On a diff that does not fit, ``node`` may be left half changed: resync.
-
-    :raises PatchError: if the diff is malformed or does not fit the document.
-    """
-    if change is None:
-        return node
-    return _apply(node, change)
-
-
-def _apply(node: Any, change: Any) -> Any:
-    if type(change) is list:
-        if len(change) != 1:
-            raise PatchError(f"a replacement is [value], not {change!r}")
-        return change[0]
-    if type(change) is not dict:
-        raise PatchError(f"a diff is [value] or an object, not {change!r}")
-    if type(node) is dict:
-        for key, sub in change.items():
-            if type(sub) is list:
-                if not sub:
-                    if key not in node:
-                        raise PatchError(f"no key {key!r} to remove")
-                    del node[key]
-                elif len(sub) == 1:
-                    node[key] = sub[0]
-                else:
-                    raise PatchError(f"a replacement is [value], not {sub!r}")
-            elif key in node:
-                node[key] = _apply(node[key], sub)
-            else:
-                raise PatchError(f"no key {key!r} to change")
-        return node
-    if type(node) is list:
-        size = len(node)
-        for key, sub in change.items():
-            if key == "#" or key == "+":
-                continue
-            index = int(key) if key.isascii() and key.isdigit() else size
-            if index >= size:
-                raise PatchError(f"bad list index {key!r}")
-            node[index] = _apply(node[index], sub)
-        if "#" in change:
-            cut = change["#"]
-            if type(cut) is not int or not 0 <= cut <= size:
-                raise PatchError(f"cannot cut a list of {size} to {cut!r}")
-            del node[cut:]
-        if "+" in change:
-            added = change["+"]
-            if type(added) is not list:
-                raise PatchError("'+' takes a list of items to append")
-            node.extend(added)
-        return node
-    raise PatchError(f"cannot change {node!r} with {change!r}")
 
 
 def _note_sizes(extension: PerMessageDeflate, sizes: deque[int]) -> None:

@@ -155,33 +155,12 @@ class GroupWriter(Generic[T]):
                 batch.append((item, done))
         return batch
 
-    @contextlib.asynccontextmanager
-    async def _transactions(self) -> AsyncIterator[Transact[T]]:
+    def _transactions(self) -> contextlib.AbstractAsyncContextManager[Transact[T]]:
         """A function that makes one transaction of the writes given to it, on one connection."""
         twin, thread = self._twin, self._thread
-        if twin is not None and thread is not None:  # SQLite: a transaction in one hand-off to the thread
-            loop = asyncio.get_running_loop()
-            connection = await loop.run_in_executor(thread, twin.connect)
-            try:
-
-                def run(items: Sequence[T]) -> None:
-                    with connection.begin():
-                        self._write(connection, items)
-
-                async def transact(items: Sequence[T]) -> None:
-                    await loop.run_in_executor(thread, run, items)
-
-                yield transact
-            finally:
-                await loop.run_in_executor(thread, connection.close)
-            return
-        async with self.engine.connect() as aconnection:
-
-            async def transact_async(items: Sequence[T]) -> None:
-                async with aconnection.begin():
-                    await aconnection.run_sync(self._write, items)
-
-            yield transact_async
+        if twin is not None and thread is not None:
+            return _thread_transactions(twin, thread, self._write)
+        return _async_transactions(self.engine, self._write)
 
     async def _commit(self, transact: Transact[T], batch: list[Waiting[T]]) -> bool:
         """Write ``batch`` in one transaction: True once committed (its callers are not told yet),
@@ -221,6 +200,41 @@ class GroupWriter(Generic[T]):
         for _, done in batch:
             if not done.done():
                 done.set_result(None)
+
+
+@contextlib.asynccontextmanager
+async def _thread_transactions(
+    engine: Engine, thread: ThreadPoolExecutor, write: Callable[[Connection, Sequence[T]], None]
+) -> AsyncIterator[Transact[T]]:
+    """SQLite: each transaction is one hand-off to the writer's thread, on a connection of that thread."""
+    loop = asyncio.get_running_loop()
+    connection = await loop.run_in_executor(thread, engine.connect)
+
+    def run(items: Sequence[T]) -> None:
+        with connection.begin():
+            write(connection, items)
+
+    async def transact(items: Sequence[T]) -> None:
+        await loop.run_in_executor(thread, run, items)
+
+    try:
+        yield transact
+    finally:
+        await loop.run_in_executor(thread, connection.close)
+
+
+@contextlib.asynccontextmanager
+async def _async_transactions(
+    engine: AsyncEngine, write: Callable[[Connection, Sequence[T]], None]
+) -> AsyncIterator[Transact[T]]:
+    """Any other database: the async driver, with the sync write functions run through `run_sync`."""
+    async with engine.connect() as connection:
+
+        async def transact(items: Sequence[T]) -> None:
+            async with connection.begin():
+                await connection.run_sync(write, items)
+
+        yield transact
 
 
 def _about_the_database(exc: Exception) -> bool:

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import copy
+import json
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from jsondocs import json_documents
 
-from server.statediff import Memo, PatchError, diff, patch
+from server.statediff import Memo, PatchError, diff, patch, patch_in_place
 
 scalars = st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=3)
-_, documents = json_documents("abcxyz019_", key_size=4, scalars=scalars, size=5, leaves=30)
+keys, documents = json_documents("abcxyz019_#+²", key_size=4, scalars=scalars, size=5, leaves=30)
+# Diff-shaped values, mostly not fitting the document they meet: replacements, removals, nested
+# changes with list indices (some not digits a list has), cuts and appends, and some malformed.
+changes = st.recursive(
+    st.builds(lambda v: [v], documents) | st.just([]) | scalars | st.lists(scalars, min_size=2, max_size=2),
+    lambda inner: st.dictionaries(keys, inner, max_size=4),
+    max_leaves=12,
+)
 
 
 @given(documents, documents)
@@ -43,6 +53,31 @@ def test_a_shared_memo_gives_each_document_its_own_diff(shared: object, a: objec
         assert patch(old, diff(old, new, memo)) == new
 
 
+@given(documents, documents)
+def test_patch_in_place_rebuilds_the_new_document_from_fresh_objects(old: object, new: object) -> None:
+    """The load client patches its own state with each diff it has just decoded, without copies."""
+    state = json.loads(json.dumps(old))
+    assert patch_in_place(state, json.loads(json.dumps(diff(old, new)))) == new
+
+
+@given(documents, changes)
+def test_any_change_is_applied_or_refused_with_a_patch_error(document: object, change: object) -> None:
+    """A diff from the network either fits or is refused as a PatchError (the client resyncs); no
+    other exception, and `patch` leaves both inputs alone either way.
+    """
+    before = repr((document, change))
+    try:
+        result = patch(document, change)
+    except PatchError:
+        result = None
+    assert repr((document, change)) == before
+    try:
+        in_place = patch_in_place(copy.deepcopy(document), copy.deepcopy(change))
+    except PatchError:
+        in_place = None
+    assert in_place == result
+
+
 def test_an_appended_discard_is_one_small_change() -> None:
     old = {"game": {"discards": [{"seat": 0, "tile": "1b"}], "wall": {"live": 70, "dead": 8}}}
     new = {"game": {"discards": [{"seat": 0, "tile": "1b"}, {"seat": 1, "tile": "W"}], "wall": {"live": 69, "dead": 8}}}
@@ -61,6 +96,8 @@ def test_an_appended_discard_is_one_small_change() -> None:
         {"l": {"9": [1]}},
         {"l": {"x": [1]}},
         {"l": {"+": 3}},
+        {"l": {"²": [1]}},
+        {"l": {"#": True}},
     ],
 )
 def test_a_diff_that_does_not_fit_is_refused(change: object) -> None:
