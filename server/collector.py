@@ -6,8 +6,12 @@ the last state document each connection was sent — and a pass takes most of a 
 (docs/benchmarks.md, "Where the server's time goes"). Almost all of those objects live long and
 hold no garbage cycles: reference counting frees them.
 
-So every few seconds `tame` moves everything that survived so far out of the collector's sight
-(`gc.freeze`); young objects are still collected as usual. Cyclic garbage that was frozen waits
+So every second `tame` moves everything that survived so far out of the collector's sight
+(`gc.freeze`); young objects are still collected as usual. The period is short because most of what
+a busy server allocates lives about a second — the documents each seat was last sent, the futures a
+socket waits on — and every older collection that walks them costs a pause: with a 10 s period the
+middle and oldest generations took 100–300 ms a pass at 1,000 tables, with 1 s under 100 ms, and
+freezing costs nothing (it moves one list). Cyclic garbage that was frozen waits
 until the next thaw: every 15 minutes everything is handed back and collected in one pass, so memory
 stays bounded and that pause comes four times an hour instead of several times a minute.
 """
@@ -23,7 +27,7 @@ __all__ = ["tame"]
 
 log = logging.getLogger(__name__)
 
-FREEZE_EVERY = 10.0
+FREEZE_EVERY = 1.0
 THAW_EVERY = 900.0
 
 

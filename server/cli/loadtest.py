@@ -29,6 +29,7 @@ from websockets.exceptions import WebSocketException
 from server.cli.arguments import whole_number
 from server.cli.loadclient import HttpJson, LoadError, Player, Stats, Table, api_base
 from server.cli.loadcpu import Sampler, listener, process
+from server.collector import tame
 
 __all__ = ["Options", "loadtest", "register"]
 
@@ -170,12 +171,10 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
         play_task = progress.add_task(
             "playing hands", total=options.tables * hands if options.hands or not options.duration else None, info=""
         )
-        # The client's own pauses would count as latency: keep what set-up built out of the collector
-        # and collect the young generation less often (the play makes few cycles).
+        # The client's own collector pauses would count as latency: the server's schedule keeps what
+        # set-up built, and every socket's state, out of the collector's sight (server/collector.py).
         gc.collect()
-        gc.freeze()
-        thresholds = gc.get_threshold()
-        gc.set_threshold(20_000, 50, 50)
+        collector = asyncio.ensure_future(tame())
         sampler = Sampler(server, me)
         watcher = asyncio.ensure_future(sampler.watch_loop())
         began = time.perf_counter()
@@ -203,8 +202,7 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
             waiter.cancel()
         await asyncio.gather(*playing, return_exceptions=True)
         watcher.cancel()
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
+        collector.cancel()
         await _close_all(tables, seat_tasks)
     return _report(options, stats, tables, setup_seconds, play_seconds, sampler, server)
 
