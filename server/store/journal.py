@@ -164,7 +164,7 @@ def _records(connection: Connection, records: list[Record]) -> None:
             elif event["type"] == "game_end":
                 values.update(status="over", finished_at=_when(record.at), scores=event["scores"])
     if connection.dialect.name == "sqlite":
-        _executemany_plain(connection, "actions", actions)
+        _insert_actions(connection, actions)
     else:
         connection.execute(insert(ActionRow), actions)
     if hands:
@@ -178,7 +178,7 @@ def _records(connection: Connection, records: list[Record]) -> None:
         shapes.setdefault(tuple(sorted(values)), []).append({"g_id": table, **{f"g_{k}": v for k, v in values.items()}})
     for keys, rows in shapes.items():
         if keys == ("version",) and connection.dialect.name == "sqlite":
-            _executemany_plain(connection, "version", rows)
+            _update_versions(connection, rows)
             continue
         game = update(GameRow).where(GameRow.id == bindparam("g_id"))
         connection.execute(game.values({k: bindparam(f"g_{k}") for k in keys}), rows)
@@ -187,29 +187,54 @@ def _records(connection: Connection, records: list[Record]) -> None:
 # The two statements of nearly every batch. On SQLite, Core spends several times as long preparing
 # them as SQLite takes to run them (docs/benchmarks.md, "Live tables: this machine"), so there they
 # are compiled once and their rows bound with the columns' own processors: the same rows Core writes.
-_PLAIN = {
-    "actions": (insert(ActionRow), ActionRow.__table__),
-    "version": (update(GameRow).where(GameRow.id == bindparam("g_id")).values(version=bindparam("g_version")), None),
-}
+# And each is one statement for the whole batch, not one per row: SQLite runs a statement with the
+# interpreter lock released, and the writer thread takes the lock back after each one, which on a busy
+# event loop can take a whole switch interval (5 ms). executemany would do that once per row.
 Processor = Callable[[Any], Any] | None
+SQLITE_VARIABLES = 999  # the fewest bound parameters a SQLite statement may have (SQLite before 3.32)
 
 
-@functools.lru_cache(maxsize=8)
-def _plain(dialect: Dialect, name: str) -> tuple[str, tuple[tuple[str, Processor], ...]]:
-    """The SQL of statement ``name`` for ``dialect`` and, per positional parameter, its key and processor."""
-    statement, table = _PLAIN[name]
-    compiled = statement.compile(dialect=dialect)
-    order = compiled.positiontup or []
-    if table is None:
-        return str(compiled), tuple((key, None) for key in order)
-    columns = [table.c[key] for key in order]
-    return str(compiled), tuple((c.key, c.type.dialect_impl(dialect).bind_processor(dialect)) for c in columns)
+@functools.lru_cache(maxsize=4)
+def _action_insert(dialect: Dialect) -> tuple[str, str, tuple[tuple[str, Processor], ...]]:
+    """The action INSERT for ``dialect`` cut before its VALUES group, that group, and per parameter
+    its key and the column's processor.
+    """
+    compiled = insert(ActionRow).compile(dialect=dialect)
+    head, _, group = str(compiled).partition(" VALUES ")
+    columns = [ActionRow.__table__.c[key] for key in compiled.positiontup or []]
+    return head, group, tuple((c.key, c.type.dialect_impl(dialect).bind_processor(dialect)) for c in columns)
 
 
-def _executemany_plain(connection: Connection, name: str, rows: list[dict[str, Any]]) -> None:
-    sql, params = _plain(connection.dialect, name)
-    values = [tuple(row[key] if process is None else process(row[key]) for key, process in params) for row in rows]
-    connection.exec_driver_sql(sql, values)
+@functools.lru_cache(maxsize=512)
+def _many(head: str, group: str, rows: int) -> str:
+    return f"{head} VALUES {', '.join([group] * rows)}"
+
+
+@functools.lru_cache(maxsize=512)
+def _versions_sql(rows: int) -> str:
+    cases = " ".join(["WHEN ? THEN ?"] * rows)
+    ids = ", ".join(["?"] * rows)
+    return f"UPDATE {GameRow.__tablename__} SET version = CASE id {cases} END WHERE id IN ({ids})"
+
+
+def _insert_actions(connection: Connection, rows: list[dict[str, Any]]) -> None:
+    """The action rows as Core would bind them, in one INSERT … VALUES (…), (…) per 999 parameters."""
+    head, group, params = _action_insert(connection.dialect)
+    step = SQLITE_VARIABLES // len(params)
+    for start in range(0, len(rows), step):
+        chunk = rows[start : start + step]
+        flat = [row[key] if process is None else process(row[key]) for row in chunk for key, process in params]
+        connection.exec_driver_sql(_many(head, group, len(chunk)), tuple(flat))
+
+
+def _update_versions(connection: Connection, rows: list[dict[str, Any]]) -> None:
+    """Each game's new version, in one UPDATE per 333 games."""
+    step = SQLITE_VARIABLES // 3
+    for start in range(0, len(rows), step):
+        chunk = rows[start : start + step]
+        flat = [value for row in chunk for value in (row["g_id"], row["g_version"])]
+        flat += [row["g_id"] for row in chunk]
+        connection.exec_driver_sql(_versions_sql(len(chunk)), tuple(flat))
 
 
 def game_row(table: StoredTable) -> dict[str, Any]:

@@ -118,6 +118,23 @@ async def test_action_rows_read_back_exactly_as_recorded(backend: str, tmp_path:
         assert game is not None and game.version == 2
 
 
+async def test_a_batch_larger_than_one_statement_lands_whole(backend: str, tmp_path: Path) -> None:
+    """On SQLite a batch's action rows and versions are written a few statements at a time (at most
+    999 parameters each); a full batch of 500 records across 400 games still lands row for row.
+    """
+    async with journal_on(backend, tmp_path) as (journal, engine):
+        ids = await _tables(journal, 400)
+        commits = Commits(journal)
+        firsts = [journal.record(_record(t, 1)) for t in ids]
+        await asyncio.gather(*firsts, *(journal.record(_record(ids[7], seq)) for seq in range(2, 102)))
+        assert commits.count <= 2
+        seqs = await _seqs(engine)
+        assert seqs == {t: [1] for t in ids} | {ids[7]: list(range(1, 102))}
+        async with make_sessions(engine)() as session:
+            versions = {row.id: row.version for row in await session.execute(select(GameRow.id, GameRow.version))}
+        assert versions == {t: 1 for t in ids} | {ids[7]: 101}
+
+
 async def test_writes_keep_their_order_within_one_batch(backend: str, tmp_path: Path) -> None:
     async with journal_on(backend, tmp_path) as (journal, engine):
         (table,) = await _tables(journal, 1)
