@@ -1,15 +1,13 @@
 """The `/ws` endpoint: accept, check the Origin, authenticate with `hello`, attach to the table, then
-a reader loop (this coroutine); frames go out at once or through a writer task (`Outbox`). No rules
-here: intents go to the table's actor, which answers each one with `ack` or `refused`.
+a reader loop (this coroutine) and a writer task draining the connection's queue. No rules here:
+intents go to the table's actor, which answers each one with `ack` or `refused`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -29,7 +27,7 @@ from server.tables.connection import Connection, encode
 from server.tables.errors import TableError
 from server.tables.messages import Act, Attach, Chat, Detach, Resync
 
-__all__ = ["Outbox", "RateLimiter", "SocketConfig", "table_socket"]
+__all__ = ["SocketConfig", "RateLimiter", "table_socket"]
 
 POLICY_VIOLATION = 1008  # bad Origin, bad token, flooding
 GOING_AWAY = 1001
@@ -102,9 +100,7 @@ async def table_socket(websocket: WebSocket) -> None:
             await websocket.send_text(_refusal(exc, None))
             await websocket.close(POLICY_VIOLATION, exc.reason)
         return
-    outbox = Outbox(websocket.send_text, conn)
-    conn.write_now = outbox.write_now
-    writer = asyncio.get_running_loop().create_task(outbox.run(websocket))
+    writer = asyncio.get_running_loop().create_task(_writer(websocket, conn))
     try:
         await _reader(websocket, conn, actor, config)
     except (WebSocketDisconnect, TimeoutError, RuntimeError):
@@ -183,69 +179,10 @@ def _refusal_table(exc: TableError, request: int) -> str:
     return encode("refused", {"id": request, **exc.to_json()})
 
 
-class Outbox:
-    """Writes one connection's frames to its socket, in order.
-
-    A frame is written at once, from the step of the table that made it, when nothing is waiting
-    before it and the socket's send completes without waiting (uvicorn's does while the transport's
-    buffer is under its high-water mark): no task switch and no queue per frame, which is most of
-    what a frame cost. Such a send is run by hand for one step, as Python 3.12's eager tasks do; if it
-    has to wait after all, a task finishes it and later frames queue behind it. Queued frames, and
-    the close, are written by `run`, the connection's writer task.
-    """
-
-    def __init__(self, send_text: Callable[[str], Coroutine[Any, Any, None]], conn: Connection) -> None:
-        self._send_text = send_text
-        self._conn = conn
-        self._waiting: asyncio.Future[None] | None = None  # a send begun at once that had to wait
-        self._busy = False  # `run` is sending a queued frame
-
-    def write_now(self, frame: str) -> bool:
-        """Send ``frame`` now and return True; False if it must queue behind a send under way."""
-        if self._busy or (self._waiting is not None and not self._waiting.done()):
-            return False
-        sending = self._send_text(frame)
-        try:
-            waits_for = sending.send(None)
-        except StopIteration:
-            return True
-        except Exception:  # the client has gone; its reader finds out and detaches it
-            return True
-        self._waiting = asyncio.ensure_future(_finish(sending, waits_for))
-        return True
-
-    async def run(self, websocket: WebSocket) -> None:
-        """Write queued frames until the connection is closed, then close the socket."""
-        conn = self._conn
-        try:
-            while (frame := await conn.queue.get()) is not None:
-                await self._settled()
-                self._busy = True
-                await self._send_text(frame)
-                self._busy = False
-            await self._settled()
-            await websocket.close(conn.close_code or GOING_AWAY, conn.close_reason)
-        except Exception:  # the client has gone: nothing left to tell it
-            return
-
-    async def _settled(self) -> None:
-        if self._waiting is not None:
-            await self._waiting
-            self._waiting = None
-
-
-async def _finish(coro: Coroutine[Any, Any, None], waits_for: Any) -> None:
-    """Drive a coroutine that was stepped by hand to its end, as its task would have: each time the
-    future it waits for is done, step it again. Errors mean the client has gone; they are dropped.
-    """
-    with contextlib.suppress(Exception):
-        while True:
-            if isinstance(waits_for, asyncio.Future):
-                waits_for._asyncio_future_blocking = False
-                await asyncio.wait((waits_for,))
-            else:  # a bare yield, as in asyncio.sleep(0)
-                await asyncio.sleep(0)
-            try:
-                waits_for = coro.send(None)
-            except StopIteration:
-                return
+async def _writer(websocket: WebSocket, conn: Connection) -> None:
+    try:
+        while (frame := await conn.queue.get()) is not None:
+            await websocket.send_text(frame)
+        await websocket.close(conn.close_code or GOING_AWAY, conn.close_reason)
+    except Exception:  # the client has gone: nothing left to tell it
+        return

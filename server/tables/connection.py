@@ -1,17 +1,14 @@
 """One client connection as the table sees it: its seat, what it last received, and a bounded
 outbound queue that a writer task drains to the socket (ARCHITECTURE lesson 10).
 
-The table never awaits a connection. A frame goes straight to the socket when nothing is queued
-before it and the socket takes it without waiting (``write_now``, see server/ws.py); otherwise it
-waits in the queue. A connection whose queue is full is too slow to follow the table; it is dropped
-and will get a snapshot when it returns.
+The table never awaits a connection: it only puts frames on the queue. A connection whose queue
+is full is too slow to follow the table; it is dropped and will get a snapshot when it returns.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable
 
 import orjson
 
@@ -43,20 +40,14 @@ class Connection:
         self.seq = 0  # the number of the last snapshot or diff queued
         self.last: object = None  # the state document it was last sent (shared between connections when equal)
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(limit)
-        # Set by the socket: writes a frame at once and returns True, or returns False to have it queued.
-        self.write_now: Callable[[str], bool] | None = None
         self.closed = False
         self.close_code: int | None = None
         self.close_reason = ""
 
     def send(self, frame: str) -> bool:
-        """Write a frame, or queue it behind others; on overflow drop the connection (code 1013) and
-        return False.
-        """
+        """Queue a frame; on overflow drop the connection (code 1013) and return False."""
         if self.closed:
             return False
-        if self.write_now is not None and self.queue.empty() and self.write_now(frame):
-            return True
         try:
             self.queue.put_nowait(frame)
         except asyncio.QueueFull:
