@@ -1,19 +1,20 @@
 """The garbage collector's schedule in a long-running server process.
 
-A full (oldest-generation) collection walks every object the collector tracks, and no table moves
-while it runs. With 1,000 live tables that is over a million objects — sockets, tasks, tables and
-the last state document each connection was sent — and a pass takes most of a second, every 10–30 s
-(docs/benchmarks.md, "Where the server's time goes"). Almost all of those objects live long and
-hold no garbage cycles: reference counting frees them.
+A collection walks every object of the generations it collects, and no table moves while it runs.
+With 1,000 live tables the heap holds over a million tracked objects — sockets, tasks, tables and
+the last state document each connection was sent — and a full pass takes most of a second. Almost
+none of them is ever cyclic garbage: reference counting frees them. Measured at 1,000 tables
+(docs/benchmarks.md, "Live tables: the collector"), steady play makes no cyclic garbage at all; the
+collections found some only while tables were being set up.
 
-So every second `tame` moves everything that survived so far out of the collector's sight
-(`gc.freeze`); young objects are still collected as usual. The period is short because most of what
-a busy server allocates lives about a second — the documents each seat was last sent, the futures a
-socket waits on — and every older collection that walks them costs a pause: with a 10 s period the
-middle and oldest generations took 100–300 ms a pass at 1,000 tables, with 1 s under 100 ms, and
-freezing costs nothing (it moves one list). Cyclic garbage that was frozen waits
-until the next thaw: every 15 minutes everything is handed back and collected in one pass, so memory
-stays bounded and that pause comes four times an hour instead of several times a minute.
+So `tame` takes every object that survives a young collection out of the collector's sight at once
+(`gc.freeze`, from a `gc.callbacks` hook): each object is walked at most once, by the youngest
+generation, and the middle generation's passes, which walked a second of survivors again and again
+(70–85 ms pauses at 1,000 tables), find almost nothing to walk. A freeze costs nothing: it moves one
+list. Everything is also frozen every ``freeze_every`` seconds (objects that no collection has seen
+yet are young, so this only matters on a quiet server). Cyclic garbage that was frozen waits until
+the next thaw: every 15 minutes everything is handed back and collected in one pass, so memory stays
+bounded and that pause comes four times an hour.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import asyncio
 import gc
 import logging
 import time
+from typing import Any
 
 __all__ = ["tame"]
 
@@ -31,12 +33,19 @@ FREEZE_EVERY = 1.0
 THAW_EVERY = 900.0
 
 
+def _freeze_survivors(phase: str, info: dict[str, Any]) -> None:
+    """A `gc.callbacks` hook: what survived the collection just made is frozen."""
+    if phase == "stop":
+        gc.freeze()
+
+
 async def tame(freeze_every: float = FREEZE_EVERY, thaw_every: float = THAW_EVERY) -> None:
-    """Freeze the heap every ``freeze_every`` seconds and collect it whole every ``thaw_every``; runs
-    until cancelled (then everything is unfrozen again).
+    """Freeze the survivors of every collection and the whole heap every ``freeze_every`` seconds, and
+    collect it whole every ``thaw_every``; runs until cancelled (then everything is unfrozen again).
     """
     loop = asyncio.get_running_loop()
     gc.freeze()
+    gc.callbacks.append(_freeze_survivors)
     thawed = loop.time()
     try:
         while True:
@@ -46,9 +55,9 @@ async def tame(freeze_every: float = FREEZE_EVERY, thaw_every: float = THAW_EVER
                 continue
             started = time.perf_counter()
             gc.unfreeze()
-            found = gc.collect()
-            gc.freeze()
+            found = gc.collect()  # (frozen again by the hook when it stops)
             thawed = loop.time()
             log.info("full collection: %d unreachable objects, %.0f ms", found, (time.perf_counter() - started) * 1000)
     finally:
+        gc.callbacks.remove(_freeze_survivors)
         gc.unfreeze()

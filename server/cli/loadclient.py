@@ -136,8 +136,9 @@ class _Intent:
 class Table:
     """One table of the load test: its four players and the intents still travelling."""
 
-    def __init__(self, index: int, stats: Stats, hands: int, think: float, rate: float) -> None:
+    def __init__(self, index: int, stats: Stats, hands: int, think: float, rate: float, start: float = 0.0) -> None:
         self.index, self.stats, self.hands_wanted = index, stats, hands
+        self.start = start  # seconds after the go before this table's first move (spreads the tables out)
         self.id = ""
         self.players: list[Player] = []
         self.hands = 0
@@ -416,6 +417,8 @@ class Player:
         """Answer each decision after the think time, until the table is done."""
         await go.wait()
         table = self.table
+        if table.start > 0:
+            await asyncio.sleep(table.start)
         while not (self.closing or table.done.is_set()):
             await self.wake.wait()
             self.wake.clear()

@@ -14,7 +14,7 @@ import uvicorn
 
 from server.app import create_app
 from server.cli import build_parser
-from server.cli.loadtest import Options, loadtest
+from server.cli.loadtest import Options, first_moves, loadtest
 
 
 @pytest.mark.asyncio
@@ -36,6 +36,7 @@ async def test_loadtest_plays_two_tables_and_reports_sane_figures(tmp_path: Path
         await serving
 
     assert report["tables_finished"] == 2 and report["hands_played"] == 2
+    assert report["ramp_seconds"] == 0  # think 0: no ramp unless asked for
     latency, frames, errors = report["latency_ms"], report["frames"], report["errors"]
     assert latency["count"] > 0 and 0 < latency["p50"] <= latency["p99"] <= latency["max"]
     assert report["intents"] >= latency["count"] and report["answer_ms"]["count"] > 0
@@ -50,3 +51,14 @@ def test_loadtest_command_line() -> None:
     args = build_parser().parse_args(["loadtest", "--tables", "3", "--hands", "2", "--think", "0.5", "--json"])
     assert (args.tables, args.hands, args.think, args.json) == (3, 2, 0.5, True)
     assert args.url == "ws://127.0.0.1:8765/ws"
+    assert args.ramp is None  # the think time
+    assert build_parser().parse_args(["loadtest", "--ramp", "5"]).ramp == 5
+
+
+def test_the_tables_first_moves_are_spread_evenly_over_the_ramp() -> None:
+    # All tables moving at once measured the wave, not the server.
+    assert first_moves(4, 1.0) == [0.0, 0.25, 0.5, 0.75]
+    assert first_moves(3, 0.0) == [0.0, 0.0, 0.0]
+    starts = first_moves(1000, 2.0)
+    assert starts[0] == 0 and max(starts) < 2.0
+    assert max(b - a for a, b in zip(starts, starts[1:], strict=False)) <= 2.0 / 1000 + 1e-12
