@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy import Table, bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
@@ -164,45 +164,71 @@ def _records(connection: Connection, records: list[Record]) -> None:
             elif event["type"] == "game_end":
                 values.update(status="over", finished_at=_when(record.at), scores=event["scores"])
     if connection.dialect.name == "sqlite":
-        _insert_actions(connection, actions)
-    else:
-        connection.execute(insert(ActionRow), actions)
+        _records_sqlite(connection, actions, hands, totals, games)
+        return
+    connection.execute(insert(ActionRow), actions)
     if hands:
         connection.execute(insert(HandRow), hands)
     if totals:
         scores = update(SeatRow).where(SeatRow.game_id == bindparam("g_id"), SeatRow.seat == bindparam("g_seat"))
         params = [{"g_id": table, "g_seat": seat, "g_score": total} for (table, seat), total in totals.items()]
         connection.execute(scores.values(score=bindparam("g_score")), params)
-    shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-    for table, values in games.items():
-        shapes.setdefault(tuple(sorted(values)), []).append({"g_id": table, **{f"g_{k}": v for k, v in values.items()}})
-    for keys, rows in shapes.items():
-        if keys == ("version",) and connection.dialect.name == "sqlite":
-            _update_versions(connection, rows)
-            continue
+    for keys, rows in _shapes(games).items():
         game = update(GameRow).where(GameRow.id == bindparam("g_id"))
         connection.execute(game.values({k: bindparam(f"g_{k}") for k in keys}), rows)
 
 
-# The two statements of nearly every batch. On SQLite, Core spends several times as long preparing
-# them as SQLite takes to run them (docs/benchmarks.md, "Live tables: this machine"), so there they
-# are compiled once and their rows bound with the columns' own processors: the same rows Core writes.
-# And each is one statement for the whole batch, not one per row: SQLite runs a statement with the
-# interpreter lock released, and the writer thread takes the lock back after each one, which on a busy
-# event loop can take a whole switch interval (5 ms). executemany would do that once per row.
+def _shapes(games: dict[str, dict[str, Any]]) -> dict[tuple[str, ...], list[dict[str, Any]]]:
+    """The games' new values grouped by the columns they set, as ``g_``-prefixed bind parameters."""
+    shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for table, values in games.items():
+        shapes.setdefault(tuple(sorted(values)), []).append({"g_id": table, **{f"g_{k}": v for k, v in values.items()}})
+    return shapes
+
+
+# SQLite: every kind of row in ONE statement per batch (per 999 parameters), with the statements
+# compiled once and the rows bound with the columns' own processors: the same rows Core writes.
+# Core spends several times as long preparing these statements as SQLite takes to run them
+# (docs/benchmarks.md, "Live tables: this machine"). And SQLite runs a statement with the interpreter
+# lock released: the writer thread takes the lock back after each one, which on a busy event loop can
+# take a whole switch interval (5 ms), and every table whose write is in the batch waits for it.
+# executemany would do that once per row: four times more for the seats' totals at every deal's end.
 Processor = Callable[[Any], Any] | None
 SQLITE_VARIABLES = 999  # the fewest bound parameters a SQLite statement may have (SQLite before 3.32)
 
 
-@functools.lru_cache(maxsize=4)
-def _action_insert(dialect: Dialect) -> tuple[str, str, tuple[tuple[str, Processor], ...]]:
-    """The action INSERT for ``dialect`` cut before its VALUES group, that group, and per parameter
-    its key and the column's processor.
+def _records_sqlite(
+    connection: Connection,
+    actions: list[dict[str, Any]],
+    hands: list[dict[str, Any]],
+    totals: dict[tuple[str, int], int],
+    games: dict[str, dict[str, Any]],
+) -> None:
+    _insert_rows(connection, ActionRow.__table__, actions)  # type: ignore[arg-type]
+    if hands:
+        _insert_rows(connection, HandRow.__table__, hands)  # type: ignore[arg-type]
+    if totals:
+        _update_scores(connection, totals)
+    for keys, rows in _shapes(games).items():
+        _update_games(connection, keys, rows)
+
+
+def _processor(table: Table, key: str, dialect: Dialect) -> Processor:
+    column = table.c[key]
+    return column.type.dialect_impl(dialect).bind_processor(dialect)
+
+
+@functools.lru_cache(maxsize=16)
+def _insert_parts(
+    table: Table, keys: tuple[str, ...], dialect: Dialect
+) -> tuple[str, str, tuple[tuple[str, Processor], ...]]:
+    """The INSERT of columns ``keys`` into ``table`` cut before its VALUES group, that group, and per
+    parameter its key and the column's processor.
     """
-    compiled = insert(ActionRow).compile(dialect=dialect)
+    compiled = insert(table).compile(dialect=dialect, column_keys=list(keys))
     head, _, group = str(compiled).partition(" VALUES ")
-    columns = [ActionRow.__table__.c[key] for key in compiled.positiontup or []]
-    return head, group, tuple((c.key, c.type.dialect_impl(dialect).bind_processor(dialect)) for c in columns)
+    positions = compiled.positiontup or []
+    return head, group, tuple((key, _processor(table, key, dialect)) for key in positions)
 
 
 @functools.lru_cache(maxsize=512)
@@ -210,31 +236,69 @@ def _many(head: str, group: str, rows: int) -> str:
     return f"{head} VALUES {', '.join([group] * rows)}"
 
 
-@functools.lru_cache(maxsize=512)
-def _versions_sql(rows: int) -> str:
-    cases = " ".join(["WHEN ? THEN ?"] * rows)
-    ids = ", ".join(["?"] * rows)
-    return f"UPDATE {GameRow.__tablename__} SET version = CASE id {cases} END WHERE id IN ({ids})"
+def _bind(process: Processor, value: Any) -> Any:
+    return value if process is None else process(value)
 
 
-def _insert_actions(connection: Connection, rows: list[dict[str, Any]]) -> None:
-    """The action rows as Core would bind them, in one INSERT … VALUES (…), (…) per 999 parameters."""
-    head, group, params = _action_insert(connection.dialect)
+def _insert_rows(connection: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
+    """``rows`` (dicts with the same keys) as Core would bind them, in one INSERT … VALUES (…), (…)
+    per 999 parameters.
+    """
+    if not rows:
+        return
+    head, group, params = _insert_parts(table, tuple(rows[0]), connection.dialect)
     step = SQLITE_VARIABLES // len(params)
     for start in range(0, len(rows), step):
         chunk = rows[start : start + step]
-        flat = [row[key] if process is None else process(row[key]) for row in chunk for key, process in params]
+        flat = [_bind(process, row[key]) for row in chunk for key, process in params]
         connection.exec_driver_sql(_many(head, group, len(chunk)), tuple(flat))
 
 
-def _update_versions(connection: Connection, rows: list[dict[str, Any]]) -> None:
-    """Each game's new version, in one UPDATE per 333 games."""
-    step = SQLITE_VARIABLES // 3
+@functools.lru_cache(maxsize=512)
+def _games_sql(keys: tuple[str, ...], rows: int, quote: Callable[[str], str]) -> str:
+    cases = " ".join(["WHEN ? THEN ?"] * rows)
+    sets = ", ".join(f"{quote(key)} = CASE id {cases} END" for key in keys)
+    ids = ", ".join(["?"] * rows)
+    return f"UPDATE {GameRow.__tablename__} SET {sets} WHERE id IN ({ids})"
+
+
+def _update_games(connection: Connection, keys: tuple[str, ...], rows: list[dict[str, Any]]) -> None:
+    """Each game's new values of columns ``keys`` (``g_``-prefixed in ``rows``), in one UPDATE …
+    SET column = CASE id WHEN … END per 999 parameters.
+    """
+    dialect = connection.dialect
+    table: Table = GameRow.__table__  # type: ignore[assignment]
+    processors = [(key, _processor(table, key, dialect)) for key in keys]
+    step = SQLITE_VARIABLES // (2 * len(keys) + 1)
     for start in range(0, len(rows), step):
         chunk = rows[start : start + step]
-        flat = [value for row in chunk for value in (row["g_id"], row["g_version"])]
+        flat = [
+            value
+            for key, process in processors
+            for row in chunk
+            for value in (row["g_id"], _bind(process, row[f"g_{key}"]))
+        ]
         flat += [row["g_id"] for row in chunk]
-        connection.exec_driver_sql(_versions_sql(len(chunk)), tuple(flat))
+        sql = _games_sql(keys, len(chunk), dialect.identifier_preparer.quote)
+        connection.exec_driver_sql(sql, tuple(flat))
+
+
+@functools.lru_cache(maxsize=512)
+def _scores_sql(rows: int, games: int) -> str:
+    cases = " ".join(["WHEN game_id = ? AND seat = ? THEN ?"] * rows)
+    ids = ", ".join(["?"] * games)
+    return f"UPDATE {SeatRow.__tablename__} SET score = CASE {cases} ELSE score END WHERE game_id IN ({ids})"
+
+
+def _update_scores(connection: Connection, totals: dict[tuple[str, int], int]) -> None:
+    """The seats' running totals, in one UPDATE per 999 parameters (a deal's end sets all four)."""
+    items = list(totals.items())
+    step = SQLITE_VARIABLES // 4  # three per seat, and the game's id once for (at most) every seat
+    for start in range(0, len(items), step):
+        chunk = items[start : start + step]
+        ids = list(dict.fromkeys(table for (table, _), _total in chunk))
+        flat = [value for (table, seat), total in chunk for value in (table, seat, total)]
+        connection.exec_driver_sql(_scores_sql(len(chunk), len(ids)), (*flat, *ids))
 
 
 def game_row(table: StoredTable) -> dict[str, Any]:

@@ -135,6 +135,44 @@ async def test_a_batch_larger_than_one_statement_lands_whole(backend: str, tmp_p
         assert versions == {t: 1 for t in ids} | {ids[7]: 101}
 
 
+def _deal_end(table: str, i: int) -> Record:
+    totals = [i, -i, 2 * i, -2 * i]
+    events: list[dict[str, object]] = [
+        {"type": "deal_end", "termination": "wash_out", "changes": [0, 0, 0, 0], "totals": totals}
+    ]
+    if i % 10 == 0:
+        events.append({"type": "game_end", "scores": totals})
+    return Record(table, 1, i % 4, DISCARD, events, 3_000.0 + i, deal=0, dealer=0, round_wind="E")
+
+
+async def test_deals_ending_at_many_tables_in_one_batch_land_whole(backend: str, tmp_path: Path) -> None:
+    """On SQLite the hand rows, the seats' totals and the games' rows of a batch are one statement
+    each (per 999 parameters), as the action rows are: 300 deals ending at once, 30 of them ending
+    their game, still land row for row, each table's values its own.
+    """
+    async with journal_on(backend, tmp_path) as (journal, engine):
+        ids = await _tables(journal, 300)
+        commits = Commits(journal)
+        ends = [journal.record(_deal_end(t, i)) for i, t in enumerate(ids)]
+        await asyncio.gather(*ends, *(journal.record(_record(t, 2)) for t in ids[:50]))
+        assert commits.count <= 2
+        async with make_sessions(engine)() as session:
+            games = {g.id: g for g in (await session.scalars(select(GameRow))).all()}
+            seats = {(s.game_id, s.seat): s.score for s in (await session.scalars(select(SeatRow))).all()}
+            hands = {h.game_id: h for h in (await session.scalars(select(HandRow))).all()}
+        for i, t in enumerate(ids):
+            totals = [i, -i, 2 * i, -2 * i]
+            game = games[t]
+            assert (game.version, game.hands, game.scores) == (2 if i < 50 else 1, 1, totals)
+            assert game.status == ("over" if i % 10 == 0 else "waiting")
+            assert (game.finished_at is not None and to_seconds(game.finished_at)) == (
+                3_000.0 + i if i % 10 == 0 else False
+            )
+            assert (seats[t, 0], seats[t, 3]) == (i, -2 * i)  # the seats that have rows (_tables)
+            assert (hands[t].number, hands[t].totals, hands[t].termination) == (0, totals, "wash_out")
+            assert to_seconds(hands[t].finished_at) == 3_000.0 + i
+
+
 async def test_writes_keep_their_order_within_one_batch(backend: str, tmp_path: Path) -> None:
     async with journal_on(backend, tmp_path) as (journal, engine):
         (table,) = await _tables(journal, 1)
