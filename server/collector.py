@@ -4,8 +4,8 @@ A collection walks every object of the generations it collects, and no table mov
 With 1,000 live tables the heap holds over a million tracked objects — sockets, tasks, tables and
 the last state document each connection was sent — and a full pass takes most of a second. Almost
 none of them is ever cyclic garbage: reference counting frees them. Measured at 1,000 tables
-(docs/benchmarks.md, "Live tables: the collector"), steady play makes no cyclic garbage at all; the
-collections found some only while tables were being set up.
+(docs/benchmarks.md, "Live tables: the young generation, the start wave, a deal's end"), steady play
+makes no cyclic garbage at all; the collections found some only while tables were being set up.
 
 So `tame` takes every object that survives a young collection out of the collector's sight at once
 (`gc.freeze`, from a `gc.callbacks` hook): each object is walked at most once, by the youngest
