@@ -108,6 +108,7 @@ class Stats:
     """Everything the run measures, shared by every client."""
 
     latencies: list[float] = field(default_factory=list)  # seconds, intent sent → all four seats updated
+    completed: list[float] = field(default_factory=list)  # when each of those was complete (perf_counter)
     answers: list[float] = field(default_factory=list)  # seconds, intent sent → its ack (every intent)
     frames: int = 0
     bytes: int = 0  # message payloads, as the application sees them
@@ -123,6 +124,11 @@ class Stats:
     resyncs: int = 0
     connect_failures: int = 0
     hands: int = 0
+
+    def latency(self, sent: float, complete: float) -> None:
+        """An intent sent at ``sent`` whose update every seat held at ``complete``."""
+        self.latencies.append(complete - sent)
+        self.completed.append(complete)
 
 
 @dataclass(slots=True)
@@ -177,7 +183,7 @@ class Table:
         if intent.missing:
             self.intents.append(intent)
         else:
-            self.stats.latencies.append(intent.latest - sent)
+            self.stats.latency(sent, intent.latest)
 
     def seen(self, seat: int, window: int, now: float) -> None:
         """``seat`` holds decision ``window`` since ``now``."""
@@ -189,7 +195,7 @@ class Table:
                 intent.missing.discard(seat)
                 intent.latest = max(intent.latest, now)
                 if not intent.missing:
-                    self.stats.latencies.append(intent.latest - intent.sent)
+                    self.stats.latency(intent.sent, intent.latest)
                     continue
             keep.append(intent)
         self.intents = keep

@@ -38,6 +38,7 @@ __all__ = ["Options", "loadtest", "register"]
 DEFAULT_TIMERS = '{"turn": null, "ready": null, "grace": 3600}'
 STALL = 30.0  # seconds without a single diff: the run is stuck
 SATURATED = 85.0  # client CPU % (of one core) above which its own latency figures are suspect
+WINDOW = 10.0  # seconds of play per latency window in the report
 
 
 @dataclass(slots=True)
@@ -216,7 +217,7 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
         watcher.cancel()
         collector.cancel()
         await _close_all(tables, seat_tasks)
-    return _report(options, stats, tables, setup_seconds, play_seconds, sampler, server)
+    return _report(options, stats, tables, setup_seconds, play_seconds, sampler, server, began)
 
 
 def first_moves(tables: int, ramp: float) -> list[float]:
@@ -270,6 +271,16 @@ def _ms(seconds: list[float], *quantiles: float) -> dict[str, Any]:
     return out
 
 
+def windows(latencies: list[float], completed: list[float], began: float, width: float) -> list[dict[str, Any]]:
+    """The latencies by ``width``-second window of play (by when each intent was complete): a server
+    that keeps up on average may still fall behind for a while, which the whole run's p99 hides.
+    """
+    groups: dict[int, list[float]] = {}
+    for latency, at in zip(latencies, completed, strict=True):
+        groups.setdefault(max(0, int((at - began) // width)), []).append(latency)
+    return [{"from_s": round(k * width), **_ms(v, 0.50, 0.99)} for k, v in sorted(groups.items())]
+
+
 def _median(sizes: list[int]) -> int | None:
     return statistics.median_low(sizes) if sizes else None
 
@@ -282,6 +293,7 @@ def _report(
     play_seconds: float,
     sampler: Sampler,
     server: psutil.Process | None,
+    began: float,
 ) -> dict[str, Any]:
     seconds = max(play_seconds, 1e-9)
     mb = 1024 * 1024
@@ -312,6 +324,7 @@ def _report(
         "tables_finished": sum(t.done.is_set() for t in tables),
         "intents": stats.intents,
         "latency_ms": _ms(stats.latencies, 0.50, 0.95, 0.99),  # intent sent → all four seats updated
+        "latency_windows": windows(stats.latencies, stats.completed, began, WINDOW),
         "answer_ms": _ms(stats.answers, 0.50, 0.99),  # every intent, sent → its ack
         "frames": {
             "received": stats.frames,
@@ -360,6 +373,9 @@ def _print(report: dict[str, Any]) -> None:
     t.add_row("hands played", f"{report['hands_played']} ({report['tables_finished']} tables done)")
     t.add_row("intents", f"{report['intents']:,} (think {report['think_seconds']} s, ramp {report['ramp_seconds']} s)")
     t.add_row("latency p50 / p95 / p99 / max", f"{lat['p50']} / {lat['p95']} / {lat['p99']} / {lat['max']} ms")
+    p99s = [w["p99"] for w in report["latency_windows"] if w["p99"] is not None]
+    if p99s:
+        t.add_row(f"p99 per {WINDOW:g} s of play, best / worst", f"{min(p99s)} / {max(p99s)} ms ({len(p99s)} windows)")
     answer = report["answer_ms"]
     t.add_row("latency samples / acks p50, p99", f"{lat['count']:,} / {answer['p50']}, {answer['p99']} ms")
     t.add_row("frames received", f"{frames['received']:,} ({frames['per_second']:,} /s)")

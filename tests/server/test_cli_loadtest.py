@@ -14,7 +14,7 @@ import uvicorn
 
 from server.app import create_app
 from server.cli import build_parser
-from server.cli.loadtest import Options, first_moves, loadtest
+from server.cli.loadtest import Options, first_moves, loadtest, windows
 
 
 @pytest.mark.asyncio
@@ -37,6 +37,9 @@ async def test_loadtest_plays_two_tables_and_reports_sane_figures(tmp_path: Path
 
     assert report["tables_finished"] == 2 and report["hands_played"] == 2
     assert report["ramp_seconds"] == 0  # think 0: no ramp unless asked for
+    spans = report["latency_windows"]  # the same latencies, by 10 s of play
+    assert spans and sum(w["count"] for w in spans) == report["latency_ms"]["count"]
+    assert all(w["p50"] <= w["p99"] <= w["max"] <= report["latency_ms"]["max"] for w in spans)
     latency, frames, errors = report["latency_ms"], report["frames"], report["errors"]
     assert latency["count"] > 0 and 0 < latency["p50"] <= latency["p99"] <= latency["max"]
     assert report["intents"] >= latency["count"] and report["answer_ms"]["count"] > 0
@@ -62,3 +65,11 @@ def test_the_tables_first_moves_are_spread_evenly_over_the_ramp() -> None:
     starts = first_moves(1000, 2.0)
     assert starts[0] == 0 and max(starts) < 2.0
     assert max(b - a for a, b in zip(starts, starts[1:], strict=False)) <= 2.0 / 1000 + 1e-12
+
+
+def test_latencies_are_grouped_by_window_of_play_when_complete() -> None:
+    # A server that keeps up on average may fall behind for a while: the windows show when.
+    latencies = [0.010, 0.020, 0.300, 0.005]
+    completed = [100.5, 104.0, 115.0, 131.0]  # seconds (perf_counter); play began at 100
+    spans = windows(latencies, completed, 100.0, 10.0)
+    assert [(w["from_s"], w["count"], w["max"]) for w in spans] == [(0, 2, 20.0), (10, 1, 300.0), (30, 1, 5.0)]
