@@ -236,10 +236,6 @@ def _many(head: str, group: str, rows: int) -> str:
     return f"{head} VALUES {', '.join([group] * rows)}"
 
 
-def _bind(process: Processor, value: Any) -> Any:
-    return value if process is None else process(value)
-
-
 def _insert_rows(connection: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
     """``rows`` (dicts with the same keys) as Core would bind them, in one INSERT … VALUES (…), (…)
     per 999 parameters.
@@ -250,7 +246,7 @@ def _insert_rows(connection: Connection, table: Table, rows: list[dict[str, Any]
     step = SQLITE_VARIABLES // len(params)
     for start in range(0, len(rows), step):
         chunk = rows[start : start + step]
-        flat = [_bind(process, row[key]) for row in chunk for key, process in params]
+        flat = [row[key] if process is None else process(row[key]) for row in chunk for key, process in params]
         connection.exec_driver_sql(_many(head, group, len(chunk)), tuple(flat))
 
 
@@ -262,13 +258,19 @@ def _games_sql(keys: tuple[str, ...], rows: int, quote: Callable[[str], str]) ->
     return f"UPDATE {GameRow.__tablename__} SET {sets} WHERE id IN ({ids})"
 
 
+@functools.lru_cache(maxsize=16)
+def _game_processors(keys: tuple[str, ...], dialect: Dialect) -> tuple[tuple[str, Processor], ...]:
+    """Per column of ``keys``: its ``g_``-prefixed parameter name and its processor."""
+    table: Table = GameRow.__table__  # type: ignore[assignment]
+    return tuple((f"g_{key}", _processor(table, key, dialect)) for key in keys)
+
+
 def _update_games(connection: Connection, keys: tuple[str, ...], rows: list[dict[str, Any]]) -> None:
     """Each game's new values of columns ``keys`` (``g_``-prefixed in ``rows``), in one UPDATE …
     SET column = CASE id WHEN … END per 999 parameters.
     """
     dialect = connection.dialect
-    table: Table = GameRow.__table__  # type: ignore[assignment]
-    processors = [(key, _processor(table, key, dialect)) for key in keys]
+    processors = _game_processors(keys, dialect)
     step = SQLITE_VARIABLES // (2 * len(keys) + 1)
     for start in range(0, len(rows), step):
         chunk = rows[start : start + step]
@@ -276,7 +278,7 @@ def _update_games(connection: Connection, keys: tuple[str, ...], rows: list[dict
             value
             for key, process in processors
             for row in chunk
-            for value in (row["g_id"], _bind(process, row[f"g_{key}"]))
+            for value in (row["g_id"], row[key] if process is None else process(row[key]))
         ]
         flat += [row["g_id"] for row in chunk]
         sql = _games_sql(keys, len(chunk), dialect.identifier_preparer.quote)
