@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -26,11 +27,15 @@ from server.tables.actor import TableActor
 from server.tables.connection import Connection, encode
 from server.tables.errors import TableError
 from server.tables.messages import Act, Attach, Chat, Detach, Resync
+from server.wire import EXTENSION, WireProtocol
 
 __all__ = ["SocketConfig", "RateLimiter", "table_socket"]
 
 POLICY_VIOLATION = 1008  # bad Origin, bad token, flooding
 GOING_AWAY = 1001
+INTERNAL_ERROR = 1011
+
+log = logging.getLogger("sparrow.ws")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +122,7 @@ async def _authenticate(websocket: WebSocket, lobby: Lobby, config: SocketConfig
     if not isinstance(msg, ClientHello):
         raise ProtocolError("auth/hello_first", "send hello {table, token} before anything else")
     actor = lobby.get(msg.table)
-    conn = Connection(None)
+    conn = Connection(None, sink=websocket.scope.get("extensions", {}).get(EXTENSION))
     await actor.ask(Attach(conn, msg.token))
     return conn, actor
 
@@ -130,25 +135,37 @@ async def _receive(websocket: WebSocket) -> str | bytes:
     return text if text is not None else message.get("bytes") or b""
 
 
-async def _reader(websocket: WebSocket, conn: Connection, actor: TableActor, config: SocketConfig) -> None:
-    loop = asyncio.get_running_loop()
-    limiter = RateLimiter(config.rate, config.burst, loop.time())
-    refusals = 0
-    while not conn.closed:
-        async with asyncio.timeout(config.idle_timeout):  # no task per frame, unlike wait_for
-            frame = await _receive(websocket)
-        if not limiter.allow(loop.time()):
-            refusals += 1
+class _Reader:
+    """What the server does with each message a client sends once it is attached: rate-limit it,
+    parse it, and hand it to the table (or answer it). Never raises and never waits, so that the
+    wire can call `take` as each message arrives.
+    """
+
+    def __init__(self, conn: Connection, actor: TableActor, config: SocketConfig) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.conn, self.actor, self.config = conn, actor, config
+        self.limiter = RateLimiter(config.rate, config.burst, self.loop.time())
+        self.refusals = 0
+        self.heard = self.loop.time()  # when the client last sent anything
+
+    def take(self, frame: str | bytes) -> None:
+        """Handle one message from the client."""
+        conn, actor = self.conn, self.actor
+        if conn.closed:
+            return
+        now = self.heard = self.loop.time()
+        if not self.limiter.allow(now):
+            self.refusals += 1
             conn.send(_refusal(ProtocolError("rate/limited", "slow down: too many messages"), _request_id(frame)))
-            if refusals >= config.max_refusals:
+            if self.refusals >= self.config.max_refusals:
                 conn.close(POLICY_VIOLATION, "flooding")
-            continue
-        refusals = 0
+            return
+        self.refusals = 0
         try:
             msg = parse_client_msg(frame)
         except ProtocolError as exc:
             conn.send(_refusal(exc, exc.request))
-            continue
+            return
         match msg:
             case ClientPing():
                 conn.send(encode("pong", {"now": int(actor.clock.now() * 1000)}))
@@ -164,6 +181,37 @@ async def _reader(websocket: WebSocket, conn: Connection, actor: TableActor, con
                 actor.post(Chat(conn, request, text))
             case ClientHello():
                 conn.send(encode("refused", {"id": None, "reason": "auth/already", "message": "already authenticated"}))
+
+    def take_safely(self, frame: str) -> None:
+        """`take`, for the wire: a bug here must not reach uvicorn's protocol; the client is dropped."""
+        try:
+            self.take(frame)
+        except Exception:
+            log.exception("socket %s failed on a message", self.conn.id)
+            self.conn.close(INTERNAL_ERROR, "the server failed on that message")
+
+
+async def _reader(websocket: WebSocket, conn: Connection, actor: TableActor, config: SocketConfig) -> None:
+    """Read the client's messages until it leaves, is dropped, or stays silent too long. On uvicorn with
+    `WireProtocol`, text messages come straight from the wire and this waits only for the rest.
+    """
+    reader = _Reader(conn, actor, config)
+    wire: WireProtocol | None = websocket.scope.get("extensions", {}).get(EXTENSION)
+    if wire is not None:
+        wire.listen(reader.take_safely)
+    try:
+        while not conn.closed:
+            try:
+                async with asyncio.timeout_at(reader.heard + config.idle_timeout):  # no task per frame
+                    frame = await _receive(websocket)
+            except TimeoutError:
+                if reader.loop.time() - reader.heard < config.idle_timeout:
+                    continue  # it spoke through the wire meanwhile
+                raise
+            reader.take(frame)
+    finally:
+        if wire is not None:
+            wire.listen(None)
 
 
 def _request_id(frame: str | bytes) -> int | None:
@@ -182,7 +230,9 @@ def _refusal_table(exc: TableError, request: int) -> str:
 async def _writer(websocket: WebSocket, conn: Connection) -> None:
     try:
         while (frame := await conn.queue.get()) is not None:
+            conn.writing = True
             await websocket.send_text(frame)
+            conn.writing = False
         await websocket.close(conn.close_code or GOING_AWAY, conn.close_reason)
     except Exception:  # the client has gone: nothing left to tell it
         return

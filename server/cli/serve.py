@@ -40,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
 
     from server.app import create_app
     from server.collector import tame
+    from server.wire import UVICORN_OPTIONS
     from server.ws import SocketConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -52,18 +53,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
     app = create_app(socket_config=SocketConfig(allowed_origins=tuple(args.allow_origin)), db=args.db)
     print(f"Sparrow is serving on http://{args.host}:{args.port}  (Ctrl+C stops it)", flush=True)
-    # No WebSocket-level keepalive pings from uvicorn: the protocol has its own heartbeat (clients
-    # ping every 25 s, a socket silent for 75 s is closed; docs/protocol.md), and at 4,000 sockets
-    # uvicorn's would add 200 frames a second each way.
-    config = uvicorn.Config(
-        app,
-        host=args.host,
-        port=args.port,
-        log_level="warning",
-        ws_max_size=64 * 1024,
-        ws_ping_interval=None,
-        lifespan="on",
-    )
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", lifespan="on", **UVICORN_OPTIONS)
     server = uvicorn.Server(config)
 
     async def main() -> None:

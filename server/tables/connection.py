@@ -3,16 +3,22 @@ outbound queue that a writer task drains to the socket (ARCHITECTURE lesson 10).
 
 The table never awaits a connection: it only puts frames on the queue. A connection whose queue
 is full is too slow to follow the table; it is dropped and will get a snapshot when it returns.
+
+When the socket offers a `Sink` (`server.wire`), a frame goes straight to it while nothing is
+queued and the sink takes it: that is, while the socket's transport is keeping up. Otherwise the
+frame is queued, and the writer waits for the transport as before, so frames keep their order and a
+client that stops reading still fills its queue and is dropped.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+from typing import Protocol
 
 import orjson
 
-__all__ = ["Connection", "compact", "encode"]
+__all__ = ["Connection", "Sink", "compact", "encode"]
 
 QUEUE_LIMIT = 256
 _ids = itertools.count(1)
@@ -30,16 +36,26 @@ def encode(tag: str, data: object) -> str:
     return compact({"t": tag, "d": data})
 
 
+class Sink(Protocol):
+    """A socket that can take a frame without waiting (`server.wire.WireProtocol`)."""
+
+    def write_now(self, text: str) -> bool:
+        """Write ``text`` at once, or return False (nothing written) if it cannot now."""
+        ...
+
+
 class Connection:
     """A socket attached to a table, as a seat (0–3) or a spectator (``seat=None``)."""
 
-    def __init__(self, seat: int | None, *, limit: int = QUEUE_LIMIT) -> None:
+    def __init__(self, seat: int | None, *, limit: int = QUEUE_LIMIT, sink: Sink | None = None) -> None:
         self.id = next(_ids)
         self.seat = seat
         self.token: str | None = None  # the seat token it authenticated with
         self.seq = 0  # the number of the last snapshot or diff queued
         self.last: object = None  # the state document it was last sent (shared between connections when equal)
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(limit)
+        self.sink = sink
+        self.writing = False  # the writer holds a frame it took from the queue and has not yet written
         self.closed = False
         self.close_code: int | None = None
         self.close_reason = ""
@@ -48,6 +64,9 @@ class Connection:
         """Queue a frame; on overflow drop the connection (code 1013) and return False."""
         if self.closed:
             return False
+        sink = self.sink
+        if sink is not None and not self.writing and self.queue.empty() and sink.write_now(frame):
+            return True
         try:
             self.queue.put_nowait(frame)
         except asyncio.QueueFull:

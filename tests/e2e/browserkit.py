@@ -15,6 +15,7 @@ import uvicorn
 
 from server.app import create_app
 from server.lobby import Lobby
+from server.wire import UVICORN_OPTIONS
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -40,7 +41,7 @@ class LiveServer:
         self.lobby = SeededLobby()
         self.app = create_app(self.lobby) if db is None else create_app(db=db)
         config = uvicorn.Config(
-            self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", ws_max_size=65536
+            self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **UVICORN_OPTIONS
         )
         self.server = uvicorn.Server(config)
         self.loop = asyncio.new_event_loop()

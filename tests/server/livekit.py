@@ -24,10 +24,10 @@ from server.app import create_app
 from server.lobby import Lobby
 from server.statediff import patch
 from server.tables.actor import TableActor
+from server.wire import UVICORN_OPTIONS
 from server.ws import SocketConfig
 
 TIMEOUT = 5.0  # seconds a test waits for a frame it expects before failing
-WS_MAX_SIZE = 64 * 1024  # as `sparrow serve` runs uvicorn
 
 # Generous clocks so that no deadline fires while a test plays; bots (none here) would act at once.
 QUIET_TIMERS: dict[str, Any] = {"bot_delay": 0, "claim": 60, "turn": 120, "ready": None}
@@ -213,9 +213,7 @@ class LiveServer:
         """Serve until the block ends, then close every client and shut the server down."""
         lobby = SeededLobby(seed)
         app = create_app(lobby, socket_config)
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=0, lifespan="on", log_level="warning", ws_max_size=WS_MAX_SIZE
-        )
+        config = uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="on", log_level="warning", **UVICORN_OPTIONS)
         server = uvicorn.Server(config)
         task = asyncio.get_running_loop().create_task(server.serve())
         try:

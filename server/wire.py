@@ -1,0 +1,109 @@
+"""The WebSocket wire under `/ws`: uvicorn's sans-I/O WebSocket protocol, plus a direct way in and out
+for the table's frames.
+
+Through ASGI, every frame a table sends is a message on the connection's queue, a writer task woken
+to take it, and four coroutine layers (Starlette's, its exception wrapper's, uvicorn's) before it is
+framed and written; every frame a client sends is queued by uvicorn, which stops reading the socket
+until a reader task has taken it. At a thousand tables that machinery cost more of the server's one
+core than the games did (docs/benchmarks.md). This protocol offers the ASGI app, as the scope
+extension ``sparrow.wire``, two shortcuts:
+
+- `write_now` frames a text message and hands it to the transport at once, without awaiting, when
+  the transport is taking data (not paused for a full buffer); otherwise it declines and the caller
+  queues the frame for its writer task, which waits for the transport as before;
+- `listen` hands every later text message to a callback as it arrives, in order, instead of
+  queueing it for ``receive()``. Everything else (binary messages, close, disconnect) still reaches
+  the app through ``receive()``.
+
+Everything else is uvicorn's. An app served some other way finds no extension and uses ASGI only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
+from websockets.frames import Frame
+
+__all__ = ["EXTENSION", "UVICORN_OPTIONS", "WireProtocol"]
+
+EXTENSION = "sparrow.wire"
+
+
+class WireProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's ``websockets-sansio`` protocol with `write_now` and `listen` (see the module)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._listener: Callable[[str], None] | None = None
+
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)  # absent when the handshake was refused
+        if scope is not None:
+            scope["extensions"][EXTENSION] = self
+
+    # ------------------------------------------------------------------ out
+    def write_now(self, text: str) -> bool:
+        """Frame ``text`` and write it now; False (nothing written) when the socket is not open for the
+        app's messages or its transport's buffer is over the high-water mark.
+        """
+        if (
+            not self.handshake_complete
+            or self.close_sent
+            or self.disconnected
+            or self.initial_response is not None
+            or not self.writable.is_set()
+            or self.transport.is_closing()
+        ):
+            return False
+        try:
+            self.conn.send_text(text.encode())
+        except InvalidState:  # the client's close frame has arrived
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
+
+    # ------------------------------------------------------------------- in
+    def listen(self, callback: Callable[[str], None] | None) -> None:
+        """Hand each text message that arrives from now on to ``callback`` instead of ``receive()``
+        (``None``: back to ``receive()``). Text messages already queued go to ``callback`` first, up to
+        the first message of another kind, so that none overtakes another. Call it only while the
+        app is not awaiting ``receive()``.
+        """
+        self._listener = callback
+        if callback is None or self.queue.empty():
+            return
+        queued: list[dict[str, Any]] = [dict(self.queue.get_nowait()) for _ in range(self.queue.qsize())]
+        while queued and queued[0]["type"] == "websocket.receive" and queued[0].get("text") is not None:
+            callback(queued.pop(0)["text"])
+        for message in queued:
+            self.queue.put_nowait(message)  # type: ignore[arg-type]  # as uvicorn queued it
+        if self.read_paused and self.queue.empty():  # as `receive()` does once the app has caught up
+            self.read_paused = False
+            self.transport.resume_reading()
+
+    def handle_text(self, event: Frame) -> None:
+        listener = self._listener
+        if listener is None or not event.fin or self.close_sent:
+            super().handle_text(event)
+            return
+        try:
+            text = str(event.data, "utf-8")
+        except UnicodeDecodeError:
+            super().handle_text(event)  # uvicorn closes with 1007
+            return
+        listener(text)
+
+
+# How `sparrow serve` (and the tests' live servers) run uvicorn.
+UVICORN_OPTIONS: dict[str, Any] = {
+    "ws": WireProtocol,
+    "ws_max_size": 64 * 1024,
+    # No WebSocket-level keepalive pings from uvicorn: the protocol has its own heartbeat (clients
+    # ping every 25 s, a socket silent for 75 s is closed; docs/protocol.md), and at 4,000 sockets
+    # uvicorn's would add 200 frames a second each way.
+    "ws_ping_interval": None,
+}

@@ -1,0 +1,97 @@
+"""`server.wire.WireProtocol`, uvicorn's WebSocket protocol with a direct way out (`write_now`) and in
+(`listen`) for the table's frames: what it writes and when it declines, and that messages keep their
+order when the app starts listening.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import uvicorn
+from uvicorn.server import ServerState
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
+
+from server.app import create_app
+from server.lobby import Lobby
+from server.wire import UVICORN_OPTIONS, WireProtocol
+
+pytestmark = pytest.mark.asyncio
+
+
+class _Transport:
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+        self.reading = True
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+    def is_closing(self) -> bool:
+        return False
+
+    def pause_reading(self) -> None:
+        self.reading = False
+
+    def resume_reading(self) -> None:
+        self.reading = True
+
+
+def _wire() -> tuple[WireProtocol, _Transport]:
+    config = uvicorn.Config(create_app(Lobby()), log_level="warning", **UVICORN_OPTIONS)
+    config.load()
+    wire = WireProtocol(config, ServerState(), {}, asyncio.get_running_loop())
+    transport = _Transport()
+    wire.transport = transport  # type: ignore[assignment]
+    return wire, transport
+
+
+def _open(wire: WireProtocol) -> None:
+    """As after the app accepted the socket (no extension negotiated)."""
+    wire.handshake_complete = True
+    wire.conn.state = State.OPEN
+
+
+async def test_write_now_frames_the_text_at_once_and_declines_while_it_cannot_write() -> None:
+    wire, transport = _wire()
+    assert not wire.write_now("early")  # not accepted yet
+    _open(wire)
+    assert wire.write_now("hi")
+    assert transport.written == [b"\x81\x02hi"]  # one unmasked text frame, written without waiting
+    wire.pause_writing()  # the transport's buffer is over its high-water mark
+    assert not wire.write_now("later")
+    wire.resume_writing()
+    wire.close_sent = True  # the app closed the socket
+    assert not wire.write_now("after close")
+    assert transport.written == [b"\x81\x02hi"]
+
+
+async def test_listening_takes_queued_text_first_and_leaves_the_rest_in_order() -> None:
+    wire, transport = _wire()
+    _open(wire)
+    wire.handle_text(Frame(Opcode.TEXT, b"one"))  # nobody listens: queued for receive(), reading paused
+    wire.handle_text(Frame(Opcode.TEXT, b"two"))
+    assert not transport.reading
+    heard: list[str] = []
+    wire.listen(heard.append)
+    assert heard == ["one", "two"] and wire.queue.empty() and transport.reading
+    wire.handle_text(Frame(Opcode.TEXT, b"three"))
+    assert heard == ["one", "two", "three"] and wire.queue.empty()
+    wire.listen(None)
+    wire.handle_text(Frame(Opcode.TEXT, b"four"))
+    assert heard == ["one", "two", "three"]
+    assert await wire.queue.get() == {"type": "websocket.receive", "text": "four"}
+
+
+async def test_listening_stops_at_a_message_of_another_kind() -> None:
+    wire, _ = _wire()
+    _open(wire)
+    wire.handle_text(Frame(Opcode.TEXT, b"one"))
+    wire.handle_bytes(Frame(Opcode.BINARY, b"\x00"))
+    wire.handle_text(Frame(Opcode.TEXT, b"two"))
+    heard: list[str] = []
+    wire.listen(heard.append)
+    assert heard == ["one"]  # "two" must not overtake the binary message the app has not read yet
+    assert await wire.queue.get() == {"type": "websocket.receive", "bytes": b"\x00"}
+    assert await wire.queue.get() == {"type": "websocket.receive", "text": "two"}
