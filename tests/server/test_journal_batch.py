@@ -246,10 +246,10 @@ async def test_a_writer_that_dies_fails_its_writes_and_the_next_write_restarts_i
     async with journal_on(backend, tmp_path) as (journal, engine):
         ids = await _tables(journal, 5)
 
-        async def broken(transact: object, batch: object) -> None:
+        def broken() -> list[object]:
             raise RuntimeError("a bug in the writer")
 
-        monkeypatch.setattr(journal.writer, "_commit", broken)
+        monkeypatch.setattr(journal.writer, "_take", broken)
         with caplog.at_level(logging.ERROR, logger="sparrow.store"):
             results = await asyncio.gather(*(journal.record(_record(t, 1)) for t in ids), return_exceptions=True)
         assert all(isinstance(r, WriterError) for r in results)
