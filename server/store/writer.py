@@ -323,19 +323,25 @@ def _about_the_database(exc: Exception) -> bool:
 
 
 def _tell(outcomes: list[Outcome]) -> None:
-    """From the writer thread: have each caller's loop resolve its future with its outcome."""
+    """From the writer thread: have the callers' event loop resolve their futures with their outcomes,
+    in one call per loop (a server has one), not one hand-over per caller.
+    """
+    by_loop: dict[asyncio.AbstractEventLoop, list[Outcome]] = {}
+    for outcome in outcomes:
+        by_loop.setdefault(outcome[0].get_loop(), []).append(outcome)
+    for loop, theirs in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody is waiting any more
+            loop.call_soon_threadsafe(_resolve, theirs)
+
+
+def _resolve(outcomes: list[Outcome]) -> None:
     for done, exc in outcomes:
-        with contextlib.suppress(RuntimeError):  # its loop has closed: nobody is waiting any more
-            done.get_loop().call_soon_threadsafe(_resolve, done, exc)
-
-
-def _resolve(done: asyncio.Future[None], exc: BaseException | None) -> None:
-    if done.done():
-        return
-    if exc is None:
-        done.set_result(None)
-    else:
-        done.set_exception(exc)
+        if done.done():
+            continue
+        if exc is None:
+            done.set_result(None)
+        else:
+            done.set_exception(exc)
 
 
 def _fail(done: asyncio.Future[None], exc: Exception) -> None:
