@@ -9,6 +9,7 @@ import asyncio
 
 import pytest
 import uvicorn
+from livekit import LiveServer
 from uvicorn.server import ServerState
 from websockets.frames import Frame, Opcode
 from websockets.protocol import State
@@ -95,3 +96,17 @@ async def test_listening_stops_at_a_message_of_another_kind() -> None:
     assert heard == ["one"]  # "two" must not overtake the binary message the app has not read yet
     assert await wire.queue.get() == {"type": "websocket.receive", "bytes": b"\x00"}
     assert await wire.queue.get() == {"type": "websocket.receive", "text": "two"}
+
+
+async def test_a_live_server_sends_and_reads_every_seat_through_the_wire() -> None:
+    async with LiveServer.running() as live:
+        table_id, clients = await live.playing()
+        table = live.table(table_id)
+        assert len(table.connections) == 4
+        assert all(isinstance(conn.sink, WireProtocol) for conn in table.connections)
+        assert all(conn.queue.empty() for conn in table.connections)  # nothing waited for a writer
+        answer = await clients[0].request("chat", {"text": "hello"})  # read by the listener, acked through the sink
+        assert answer["t"] == "ack"
+        other = clients[1]
+        await other.wait_for(lambda: [line["text"] for line in other.state["chat"]] == ["hello"], "the chat line")
+        assert all(conn.queue.empty() for conn in table.connections)
