@@ -184,14 +184,13 @@ class GroupWriter(Generic[T]):
                 while batch := self._take():
                     if connection is None:
                         connection = self._twin.connect()
-                    outcomes = self._commit_here(connection, batch)
-                    if outcomes is not None:  # failed: the next batch takes a fresh connection
-                        connection.close()
-                        connection = None
-                    else:
-                        outcomes = [(done, None) for _, done in batch]
+                    failed = self._commit_here(connection, batch)
+                    _tell([(done, None) for _, done in batch] if failed is None else failed)
                     batch = []
-                    _tell(outcomes)
+                    if failed is not None:  # the next batch takes a fresh connection
+                        with contextlib.suppress(Exception):
+                            connection.close()
+                        connection = None
                 if self._closed and not self._waiting:
                     return
         except BaseException as exc:
@@ -226,6 +225,8 @@ class GroupWriter(Generic[T]):
         assert self._twin is not None
         outcomes: list[Outcome] = []
         for i, (item, done) in enumerate(batch):
+            if done.cancelled():  # its caller gave up meanwhile
+                continue
             try:
                 with self._twin.connect() as connection:
                     self._transact(connection, [item])
