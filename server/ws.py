@@ -92,8 +92,9 @@ async def table_socket(websocket: WebSocket) -> None:
         await websocket.close(POLICY_VIOLATION, "origin not allowed")  # before accept: answered with HTTP 403
         return
     await websocket.accept()
+    wire: WireProtocol | None = websocket.scope.get("extensions", {}).get(EXTENSION)  # uvicorn with WireProtocol
     try:
-        conn, actor = await _authenticate(websocket, lobby, config)
+        conn, actor = await _authenticate(websocket, lobby, config, wire)
     except WebSocketDisconnect:
         return
     except TimeoutError:  # returning without a close frame would drop the TCP connection (1006)
@@ -107,7 +108,7 @@ async def table_socket(websocket: WebSocket) -> None:
         return
     writer = asyncio.get_running_loop().create_task(_writer(websocket, conn))
     try:
-        await _reader(websocket, conn, actor, config)
+        await _reader(websocket, conn, actor, config, wire)
     except (WebSocketDisconnect, TimeoutError, RuntimeError):
         pass
     finally:
@@ -116,13 +117,15 @@ async def table_socket(websocket: WebSocket) -> None:
         await writer
 
 
-async def _authenticate(websocket: WebSocket, lobby: Lobby, config: SocketConfig) -> tuple[Connection, TableActor]:
+async def _authenticate(
+    websocket: WebSocket, lobby: Lobby, config: SocketConfig, wire: WireProtocol | None
+) -> tuple[Connection, TableActor]:
     frame = await asyncio.wait_for(_receive(websocket), config.hello_timeout)
     msg = parse_client_msg(frame)
     if not isinstance(msg, ClientHello):
         raise ProtocolError("auth/hello_first", "send hello {table, token} before anything else")
     actor = lobby.get(msg.table)
-    conn = Connection(None, sink=websocket.scope.get("extensions", {}).get(EXTENSION))
+    conn = Connection(None, sink=wire)
     await actor.ask(Attach(conn, msg.token))
     return conn, actor
 
@@ -137,8 +140,8 @@ async def _receive(websocket: WebSocket) -> str | bytes:
 
 class _Reader:
     """What the server does with each message a client sends once it is attached: rate-limit it,
-    parse it, and hand it to the table (or answer it). Never raises and never waits, so that the
-    wire can call `take` as each message arrives.
+    parse it, and hand it to the table (or answer it). It never waits, so that the wire can call it
+    (through `take_safely`) as each message arrives.
     """
 
     def __init__(self, conn: Connection, actor: TableActor, config: SocketConfig) -> None:
@@ -191,12 +194,13 @@ class _Reader:
             self.conn.close(INTERNAL_ERROR, "the server failed on that message")
 
 
-async def _reader(websocket: WebSocket, conn: Connection, actor: TableActor, config: SocketConfig) -> None:
-    """Read the client's messages until it leaves, is dropped, or stays silent too long. On uvicorn with
-    `WireProtocol`, text messages come straight from the wire and this waits only for the rest.
+async def _reader(
+    websocket: WebSocket, conn: Connection, actor: TableActor, config: SocketConfig, wire: WireProtocol | None
+) -> None:
+    """Read the client's messages until it leaves, is dropped, or stays silent too long. With a
+    ``wire``, text messages come straight from it and this waits only for the rest.
     """
     reader = _Reader(conn, actor, config)
-    wire: WireProtocol | None = websocket.scope.get("extensions", {}).get(EXTENSION)
     if wire is not None:
         wire.listen(reader.take_safely)
     try:
