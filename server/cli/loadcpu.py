@@ -43,6 +43,11 @@ class Sampler:
         self.rss: dict[str, list[int]] = {k: [] for k in self.procs}
         self.busy0 = self.busy = self._busy()  # every process on the machine, in CPU seconds
         self.lags: list[float] = []  # this client's event-loop lag, seconds
+        # The server's child processes (the SQLite journal's writer): their CPU seconds since the start.
+        self.helpers = 0.0
+        self._helpers: dict[int, float] = {}  # pid → its CPU seconds when last sampled
+        self._sample_helpers()
+        self.helpers = 0.0
 
     @staticmethod
     def _busy() -> float:
@@ -82,8 +87,27 @@ class Sampler:
                 self.rss[key].append(proc.memory_info().rss)
             except psutil.Error:
                 pass
+        self._sample_helpers()
         self.busy = self._busy()
         self.t = now
+
+    def _sample_helpers(self) -> None:
+        server = self.procs["server"]
+        if server is None:
+            return
+        try:
+            children = server.children(recursive=True)
+        except psutil.Error:
+            return
+        for child in children:
+            cpu = self._cpu(child)
+            before = self._helpers.get(child.pid, cpu)  # one first seen counts from then
+            self.helpers += max(0.0, cpu - before)
+            self._helpers[child.pid] = cpu
+
+    def helpers_average(self) -> float:
+        """Average CPU of the server's child processes over the run, in percent of one core."""
+        return 100 * self.helpers / max(self.t - self.t0, 1e-9)
 
     def machine(self) -> float:
         """CPU use of the whole machine over the run, in percent of one core."""

@@ -299,6 +299,7 @@ def _report(
     mb = 1024 * 1024
     client_cpu = sampler.average("client")
     server_cpu = sampler.average("server") if server is not None else 0.0
+    helpers_cpu = sampler.helpers_average()
     machine = sampler.machine()
     lags = sorted(sampler.lags)
 
@@ -340,7 +341,10 @@ def _report(
             "median_diff_wire_bytes": _median(stats.wire_diff_sizes),
             "snapshot_bytes_median": _median(stats.snapshot_sizes),
         },
-        "server": None if server is None else {"pid": server.pid, **proc("server")},
+        # helpers: the server's child processes (the SQLite journal's writer), not in cpu_percent
+        "server": None
+        if server is None
+        else {"pid": server.pid, **proc("server"), "helpers_cpu_percent": round(helpers_cpu, 1)},
         "client": {
             **proc("client"),
             "saturated": client_cpu >= SATURATED,
@@ -350,7 +354,7 @@ def _report(
         "machine": {
             "cores": psutil.cpu_count(),
             "cpu_percent": round(machine, 1),  # of one core; every process, this run's included
-            "others_cpu_percent": round(max(0.0, machine - client_cpu - server_cpu), 1),
+            "others_cpu_percent": round(max(0.0, machine - client_cpu - server_cpu - helpers_cpu), 1),
         },
         "errors": {
             "refusals": sum(stats.refusals.values()),
@@ -392,6 +396,7 @@ def _print(report: dict[str, Any]) -> None:
     else:
         t.add_row("server CPU avg / peak", f"{server['cpu_percent']} % / {server['cpu_percent_peak']} %")
         t.add_row("server RSS end / peak", f"{server['rss_mb_end']} / {server['rss_mb_peak']} MB")
+        t.add_row("server's helper processes CPU avg", f"{server['helpers_cpu_percent']} %")
     t.add_row("client CPU avg / peak", f"{client['cpu_percent']} % / {client['cpu_percent_peak']} %")
     t.add_row("client loop lag p99 / max", f"{client['loop_lag_ms_p99']} / {client['loop_lag_ms_max']} ms")
     machine = report["machine"]

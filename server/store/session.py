@@ -13,7 +13,7 @@ from sqlalchemy import Engine, QueuePool, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
-__all__ = ["database_url", "make_engine", "make_sessions", "sqlite_writer_engine"]
+__all__ = ["database_url", "make_engine", "make_sessions", "sqlite_file_engine", "sqlite_file_url"]
 
 DEFAULT_DATA_DIR = Path("data")
 
@@ -48,34 +48,30 @@ def make_engine(url: str, **options: Any) -> AsyncEngine:
     return engine
 
 
-def sqlite_writer_engine(engine: AsyncEngine) -> Engine | None:
-    """For an engine on a SQLite file, a plain (not async) engine on the same file with the same
-    settings, for the journal's writer to use from a thread of its own; None for any other database.
-
-    Through aiosqlite every statement, and the commit, is a hand-off to its thread and back; from a
-    thread of its own the writer makes a whole transaction in one hand-off, for about half the CPU
-    (docs/benchmarks.md, "Live tables: this machine").
+def sqlite_file_url(engine: AsyncEngine) -> str | None:
+    """For an engine on a SQLite file, the URL the journal's writer process opens it with (the plain
+    ``sqlite`` driver); None for any other database, whose writes go through the engine itself.
     """
     url = engine.url
     if engine.dialect.name != "sqlite" or url.database in (None, "", ":memory:") or "mode=memory" in str(url):
         return None
-    # Only the writer's thread uses these connections, but a new thread takes over if one dies, and
-    # `GroupWriter.close` disposes of them from the event loop's: one thread at a time, never two.
-    twin = create_engine(
-        url.set(drivername="sqlite"),
-        poolclass=QueuePool,
-        pool_size=1,
-        max_overflow=2,
-        connect_args={"check_same_thread": False},
-        json_serializer=_json_text,
-    )
-    event.listen(twin, "connect", _sqlite_pragmas)
-    return twin
+    return url.set(drivername="sqlite").render_as_string(hide_password=False)
+
+
+def sqlite_file_engine(url: str) -> Engine:
+    """The journal's writer process's engine on the SQLite file at ``url``, with the server's settings.
+
+    A plain (not async) engine: through aiosqlite every statement, and the commit, is a hand-off to
+    its thread and back (docs/benchmarks.md, "Live tables: this machine"). One connection writes
+    the batches; a batch that fails is retried on fresh ones.
+    """
+    engine = create_engine(url, poolclass=QueuePool, pool_size=1, max_overflow=2, json_serializer=_json_text)
+    event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
 
 
 def _json_text(value: Any) -> str:
-    """JSON columns' text, as the writer stores it: orjson's, compact (the writer's thread holds the
-    interpreter lock while it encodes, and every table waits for that lock; json.dumps took 7 times
+    """JSON columns' text, as the writer process stores it: orjson's, compact (json.dumps took 7 times
     as long). Any reader's ``json.loads`` reads it back the same.
     """
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()

@@ -22,11 +22,13 @@ What holds:
 - After `close`, which waits for everything submitted to be written, `submit` raises
   `WriterError`.
 
-On a SQLite file the writer is a thread of its own, with its own connection, that takes the next
-batch as soon as it has committed one and tells the event loop each batch's outcome without
-waiting for it. Driving each batch from the event loop instead cost a hand-off to the thread and
-one back per batch; on a busy loop the way back waits for the loop's turn, and the database sat
-idle meanwhile: at 1,000 tables that was 40 % of the writer's time (docs/benchmarks.md). Any
+On a SQLite file the writer is a process of its own (server/store/writer_child.py): the server sends
+it each write as it is submitted (those of one turn of the event loop together), and it commits
+whatever has arrived as one batch as soon as it has committed the last, then answers. In the
+server's process a writer shared the interpreter lock with the event loop, and every table whose
+write was in a batch waited for the lock (docs/benchmarks.md). A write already sent is written
+even if its caller gives up meanwhile. If the process dies, the writes it had not answered fail with
+`WriterError` (they may have been committed just before), and the next write starts a new one. Any
 other database is written from a task on the event loop through its async driver.
 """
 
@@ -35,26 +37,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import threading
+import os
+import pickle
+import sys
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
-from sqlalchemy import Connection, Engine
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from server.store.session import sqlite_writer_engine
+from server.store.session import sqlite_file_url
+from server.store.writer_child import HEADER, Outcome, about_the_database, frame
 
 __all__ = ["BATCH_CAP", "GroupWriter", "WriterError"]
 
 BATCH_CAP = 500
+LARGEST_ANSWER = 1 << 24  # bytes: an answer holds one outcome per write of a batch
 log = logging.getLogger("sparrow.store")
 
 T = TypeVar("T")
 Waiting = tuple[T, "asyncio.Future[None]"]
 Transact = Callable[[Sequence[T]], Awaitable[None]]  # makes one transaction of the writes given
-Outcome = tuple["asyncio.Future[None]", BaseException | None]  # a caller, and what to tell it (None: done)
 
 
 class WriterError(RuntimeError):
@@ -62,7 +66,11 @@ class WriterError(RuntimeError):
 
 
 class GroupWriter(Generic[T]):
-    """Writes items with ``write(connection, items)`` in shared transactions on ``engine``."""
+    """Writes items with ``write(connection, items)`` in shared transactions on ``engine``.
+
+    On a SQLite file ``write`` runs in the writer process, which imports it by its module and name,
+    so it must be a module's function; and its writes cross to that process pickled.
+    """
 
     def __init__(
         self,
@@ -81,16 +89,18 @@ class GroupWriter(Generic[T]):
         self._waiting: deque[Waiting[T]] = deque()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
-        # On a SQLite file the writes go through a plain engine from a thread of the writer's own.
-        self._twin = sqlite_writer_engine(engine)
-        self._thread: threading.Thread | None = None
-        self._wake = threading.Event()  # set when there is work for the thread (or it should stop)
-        self._lock = threading.Lock()  # between `submit` and a thread that is dying
+        self._file = sqlite_file_url(engine)  # on a SQLite file, the writes go through a process
+        if self._file is not None:
+            _reference(write)  # refused now rather than at the first write
+        self._child: _Child[T] | None = None
 
     @property
-    def committing_engine(self) -> Engine:
-        """The (sync) engine whose connections commit the writes, e.g. to count its commits."""
-        return self._twin if self._twin is not None else self.engine.sync_engine
+    def process_id(self) -> int | None:
+        """The writer process's id while one runs (on a SQLite file), else None."""
+        child = self._child
+        if child is None or child.ended or child.transport is None:
+            return None
+        return child.transport.get_pid()
 
     async def submit(self, item: T) -> None:
         """Write ``item``; returns once it is committed.
@@ -102,15 +112,8 @@ class GroupWriter(Generic[T]):
             raise WriterError("the journal is closed")
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
-        if self._twin is not None:
-            with self._lock:  # so that the thread, once `close` has begun, sees every write before it
-                if self._closed:
-                    raise WriterError("the journal is closed")
-                self._waiting.append((item, done))
-                if self._thread is None:
-                    self._thread = threading.Thread(target=self._serve, name="sparrow-journal", daemon=True)
-                    self._thread.start()
-            self._wake.set()
+        if self._file is not None:
+            self._send(item, done)  # now: the process commits what has arrived whenever it is free
             await done
             return
         self._waiting.append((item, done))
@@ -121,18 +124,13 @@ class GroupWriter(Generic[T]):
 
     async def close(self) -> None:
         """Refuse new writes, and return once every write already submitted is committed (or failed)."""
-        with self._lock:
-            self._closed = True
-            thread = self._thread
+        self._closed = True
         task = self._task
         if task is not None and not task.done():
             await asyncio.wait({task})
-        if thread is not None:
-            self._wake.set()  # the thread writes what is waiting, then sees it is closed and ends
-            await asyncio.to_thread(thread.join)
-            await asyncio.sleep(0)  # the outcomes it reported last are delivered before this returns
-        if self._twin is not None:
-            self._twin.dispose()
+        child = self._child
+        if child is not None:
+            await child.finish()
 
     async def _run(self) -> None:
         batch: list[Waiting[T]] = []
@@ -162,92 +160,40 @@ class GroupWriter(Generic[T]):
                 self._committed(last)
             lost = [*batch, *self._waiting]
             self._waiting.clear()
-            for _, done in lost:
-                if not done.done():
-                    error = WriterError("the journal's writer stopped before this was written")
-                    error.__cause__ = exc
-                    done.set_exception(error)
+            _stopped([done for _, done in lost], exc)
             if not isinstance(exc, Exception):
                 raise  # cancelled, or the process is going down
-            log.exception("the journal's writer stopped; %d write(s) failed", len(lost))
 
-    # --------------------------------------------------------- SQLite: the thread
-    def _serve(self) -> None:
-        """The SQLite writer thread: commit batch after batch while writes wait; end on `close`."""
-        assert self._twin is not None
-        connection: Connection | None = None
-        batch: list[Waiting[T]] = []
+    # ------------------------------------------------------- SQLite: the process
+    def _send(self, item: T, done: asyncio.Future[None]) -> None:
+        """Hand ``item`` to the writer process, starting one if none runs."""
         try:
-            while True:
-                self._wake.wait()
-                self._wake.clear()
-                while batch := self._take():
-                    if connection is None:
-                        connection = self._twin.connect()
-                    failed = self._commit_here(connection, batch)
-                    _tell([(done, None) for _, done in batch] if failed is None else failed)
-                    batch = []
-                    if failed is not None:  # the next batch takes a fresh connection
-                        with contextlib.suppress(Exception):
-                            connection.close()
-                        connection = None
-                if self._closed and not self._waiting:
-                    return
-        except BaseException as exc:
-            with self._lock:  # a `submit` from now on starts a new thread
-                self._thread = None
-                lost = [*batch, *self._waiting]
-                self._waiting.clear()
-            log.error("the journal's writer stopped; %d write(s) failed", len(lost), exc_info=exc)
-            error = WriterError("the journal's writer stopped before this was written")
-            error.__cause__ = exc
-            _tell([(done, error) for _, done in lost])
-        finally:
-            if connection is not None:
-                with contextlib.suppress(Exception):
-                    connection.close()
+            data = frame([item])
+        except Exception as exc:  # it cannot cross to the process
+            done.set_exception(WriterError(f"this cannot be written: {exc!r}"))
+            return
+        child = self._child
+        if child is None or child.ended:
+            assert self._file is not None
+            child = self._child = _Child(self, self._file)
+        child.send(data, done)
 
-    def _commit_here(self, connection: Connection, batch: list[Waiting[T]]) -> list[Outcome] | None:
-        """`_commit` in the writer thread: None once ``batch`` is committed, else each caller's outcome
-        (the writes were then tried one by one, each on a fresh connection).
-        """
-        try:
-            self._transact(connection, [item for item, _ in batch])
-        except Exception as exc:
-            if len(batch) == 1:
-                return [(batch[0][1], exc)]
-            log.warning("a batch of %d writes failed (%r); writing them one by one", len(batch), exc)
-            return self._one_by_one_here(batch)
-        self._counted(batch)
-        return None
-
-    def _one_by_one_here(self, batch: list[Waiting[T]]) -> list[Outcome]:
-        assert self._twin is not None
-        outcomes: list[Outcome] = []
-        for i, (item, done) in enumerate(batch):
-            if done.cancelled():  # its caller gave up meanwhile
+    def _told(self, outcome: Outcome, batch: list[asyncio.Future[None]]) -> None:
+        """The writer process's ``outcome`` for the writes whose callers are ``batch``."""
+        self.commits += outcome.commits
+        self.written += len(batch) - len(outcome.failed)
+        if outcome.retried is not None:
+            _retrying(len(batch), outcome.retried)
+        if outcome.untried:
+            _untried(outcome.untried)
+        for i, done in enumerate(batch):
+            if done.done():
                 continue
-            try:
-                with self._twin.connect() as connection:
-                    self._transact(connection, [item])
-            except Exception as exc:
-                if not _about_the_database(exc):
-                    outcomes.append((done, exc))
-                    continue
-                outcomes.extend((rest, exc) for _, rest in batch[i:])
-                break
+            failed = outcome.failed.get(i)
+            if failed is None:
+                done.set_result(None)
             else:
-                self._counted([(item, done)])
-                outcomes.append((done, None))
-        return outcomes
-
-    def _transact(self, connection: Connection, items: Sequence[T]) -> None:
-        with connection.begin():
-            self._write(connection, items)
-
-    def _counted(self, batch: list[Waiting[T]]) -> None:
-        self.commits += 1
-        self.written += len(batch)
+                done.set_exception(failed)
 
     # ---------------------------------------------------------------- the rest
     def _take(self) -> list[Waiting[T]]:
@@ -273,7 +219,7 @@ class GroupWriter(Generic[T]):
             if len(batch) == 1:
                 _fail(batch[0][1], exc)
                 return False
-            log.warning("a batch of %d writes failed (%r); writing them one by one", len(batch), exc)
+            _retrying(len(batch), repr(exc))
             await self._one_by_one(batch)
             return False
         return True
@@ -286,17 +232,19 @@ class GroupWriter(Generic[T]):
                 async with self._transactions() as transact:
                     await transact([item])
             except Exception as exc:
-                if not _about_the_database(exc):
+                if not about_the_database(exc):
                     _fail(done, exc)
                     continue
                 for _, rest in batch[i:]:
                     _fail(rest, exc)
+                _untried(len(batch) - i - 1)
                 return
             else:
                 self._committed([(item, done)])
 
     def _committed(self, batch: list[Waiting[T]]) -> None:
-        self._counted(batch)
+        self.commits += 1
+        self.written += len(batch)
         for _, done in batch:
             if not done.done():
                 done.set_result(None)
@@ -316,35 +264,142 @@ async def _async_transactions(
         yield transact
 
 
-def _about_the_database(exc: Exception) -> bool:
-    """Whether ``exc`` says the database cannot write now, whatever the write."""
-    if isinstance(exc, OperationalError | InterfaceError):
-        return True
-    return isinstance(exc, DBAPIError) and exc.connection_invalidated
+def _retrying(count: int, why: str) -> None:
+    log.warning("a batch of %d writes failed (%s); writing them one by one", count, why)
 
 
-def _tell(outcomes: list[Outcome]) -> None:
-    """From the writer thread: have the callers' event loop resolve their futures with their outcomes,
-    in one call per loop (a server has one), not one hand-over per caller.
-    """
-    by_loop: dict[asyncio.AbstractEventLoop, list[Outcome]] = {}
-    for outcome in outcomes:
-        by_loop.setdefault(outcome[0].get_loop(), []).append(outcome)
-    for loop, theirs in by_loop.items():
-        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody is waiting any more
-            loop.call_soon_threadsafe(_resolve, theirs)
+def _untried(count: int) -> None:
+    if count:
+        log.warning("the database cannot write; %d more write(s) of the batch failed with it untried", count)
 
 
-def _resolve(outcomes: list[Outcome]) -> None:
-    for done, exc in outcomes:
-        if done.done():
-            continue
-        if exc is None:
-            done.set_result(None)
-        else:
-            done.set_exception(exc)
+def _stopped(lost: list[asyncio.Future[None]], exc: BaseException | None) -> None:
+    """The writer stopped on ``exc`` (None: its process ended) before telling ``lost`` their outcome."""
+    lost = [done for done in lost if not done.done()]
+    if isinstance(exc, asyncio.CancelledError | GeneratorExit):
+        log.warning("the journal's writer was stopped; %d write(s) failed", len(lost))
+    else:
+        log.error("the journal's writer stopped; %d write(s) failed", len(lost), exc_info=exc)
+    for done in lost:
+        error = WriterError("the journal's writer stopped before this was written (or just after)")
+        error.__cause__ = exc
+        done.set_exception(error)
 
 
 def _fail(done: asyncio.Future[None], exc: Exception) -> None:
     if not done.done():
         done.set_exception(exc)
+
+
+class _Child(asyncio.SubprocessProtocol, Generic[T]):
+    """One writer process (server/store/writer_child.py), and the writes sent to it that it has not
+    answered yet, oldest first. It starts at once; writes sent before it is up wait for it.
+
+    Its answers are read as they arrive, and their callers told at once (no task to wake first).
+    """
+
+    def __init__(self, writer: GroupWriter[T], url: str) -> None:
+        self.writer = writer
+        self.unanswered: deque[asyncio.Future[None]] = deque()
+        self.unsent: list[bytes] = []  # frames sent before the process was up
+        self.stdin: asyncio.WriteTransport | None = None
+        self.transport: asyncio.SubprocessTransport | None = None
+        self.received = bytearray()
+        self.closing = False  # its stdin is (to be) closed: it ends once it has answered everything
+        self.ended = False  # it has ended, or could not start: the next write starts another
+        loop = asyncio.get_running_loop()
+        self.gone: asyncio.Future[None] = loop.create_future()  # done once it has ended
+        self.starting = loop.create_task(self._start(url), name="sparrow-journal-writer")
+
+    def send(self, data: bytes, caller: asyncio.Future[None]) -> None:
+        """Send one frame holding ``caller``'s write."""
+        self.unanswered.append(caller)
+        if self.stdin is None:
+            self.unsent.append(data)
+        else:
+            self.stdin.write(data)
+
+    async def finish(self) -> None:
+        """Let the process answer every write sent, then end; return once it has."""
+        self.closing = True
+        if self.stdin is not None:
+            self.stdin.close()
+        await asyncio.shield(self.gone)
+
+    async def _start(self, url: str) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.subprocess_exec(
+                lambda: self,
+                sys.executable,
+                "-m",
+                "server.store.writer_child",
+                url,
+                _reference(self.writer._write),
+                str(self.writer.cap),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=None,
+                env={**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)},
+                start_new_session=True,  # a Ctrl+C in the terminal is for the server, which then closes it
+            )
+        except Exception as exc:
+            self._end(exc)
+
+    # -------------------------------------------------- asyncio.SubprocessProtocol
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # (uvloop's transports are not subclasses of asyncio's, but do the same)
+        self.transport = transport = cast(asyncio.SubprocessTransport, transport)
+        self.stdin = stdin = cast(asyncio.WriteTransport, transport.get_pipe_transport(0))
+        for data in self.unsent:
+            stdin.write(data)
+        self.unsent.clear()
+        if self.closing:
+            stdin.close()
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        self.received += data
+        try:
+            while len(self.received) >= HEADER.size:
+                (size,) = HEADER.unpack_from(self.received)
+                if size > LARGEST_ANSWER:
+                    garbage = bytes(self.received[:40])
+                    raise ValueError(f"the journal's writer process sent something else ({garbage!r})")
+                if len(self.received) < HEADER.size + size:
+                    return
+                outcome: Outcome = pickle.loads(self.received[HEADER.size : HEADER.size + size])
+                del self.received[: HEADER.size + size]
+                self.writer._told(outcome, [self.unanswered.popleft() for _ in range(outcome.count)])
+        except Exception as exc:  # a bug: stop this process; the next write starts another
+            self._end(exc)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """The process has ended and its pipes are closed."""
+        self._end(exc)
+
+    def _end(self, exc: BaseException | None) -> None:
+        if self.ended:
+            return
+        self.ended = True
+        code = None
+        if self.transport is not None:
+            code = self.transport.get_returncode()
+            if code is None:  # ended on our side (a bug): the process must not go on writing
+                with contextlib.suppress(ProcessLookupError):
+                    self.transport.kill()
+            self.transport.close()
+        if self.unanswered or not self.closing or exc is not None:
+            if code:
+                log.error("the journal's writer process exited with status %d", code)
+            _stopped(list(self.unanswered), exc)
+        self.unanswered.clear()
+        if not self.gone.done():
+            self.gone.set_result(None)
+
+
+def _reference(write: Callable[..., None]) -> str:
+    """``MODULE:NAME`` of the function ``write``, for the writer process to import."""
+    name = write.__qualname__
+    if "." in name or "<" in name:
+        raise ValueError(f"the writer process imports its write function by name; {name} is not a module's")
+    return f"{write.__module__}:{name}"

@@ -1,0 +1,256 @@
+"""The SQLite journal's writer process (server/store/writer_child.py): what becomes of the writes when
+it fails, dies, is interrupted or is left behind. (test_journal_batch.py covers what it writes, on
+SQLite and PostgreSQL alike.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Connection, select
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from game.rulesets import ruleset
+from server.store import journal as sql_journal
+from server.store.journal import SqlJournal
+from server.store.migrate import upgrade
+from server.store.models import ActionRow, ChatRow
+from server.store.session import make_engine, make_sessions, sqlite_file_engine
+from server.store.writer import GroupWriter, WriterError
+from server.store.writer_child import commit
+from server.tables.journal import Record, StoredTable
+from server.tables.settings import TableSettings, Timers
+
+DISCARD: dict[str, object] = {"type": "discard", "tile": "1b"}
+
+
+@contextlib.asynccontextmanager
+async def journal_in(tmp_path: Path) -> AsyncIterator[tuple[SqlJournal, AsyncEngine]]:
+    engine = make_engine(f"sqlite+aiosqlite:///{tmp_path / 'sparrow.db'}")
+    try:
+        await upgrade(engine)
+        journal = SqlJournal(engine)
+        yield journal, engine
+        await journal.close()
+    finally:
+        await engine.dispose()
+
+
+async def _tables(journal: SqlJournal, count: int) -> list[str]:
+    settings = TableSettings("Process", ruleset("classical"), Timers(), True)
+    ids = [f"p{i:03d}" for i in range(count)]
+    await asyncio.gather(*(journal.table_created(StoredTable(t, settings, i, 1_000.0 + i)) for i, t in enumerate(ids)))
+    return ids
+
+
+def _record(table: str, seq: int) -> Record:
+    return Record(table, seq, seq % 4, DISCARD, [], 2_000.0 + seq)
+
+
+async def _seqs(engine: AsyncEngine) -> dict[str, list[int]]:
+    async with make_sessions(engine)() as session:
+        rows = (await session.execute(select(ActionRow.game_id, ActionRow.seq).order_by(ActionRow.seq))).all()
+    found: dict[str, list[int]] = {}
+    for table, seq in rows:
+        found.setdefault(table, []).append(seq)
+    return found
+
+
+async def _ended(pid: int) -> bool:
+    """Whether process ``pid`` is gone (or a zombie nobody has reaped yet), waiting up to 10 s."""
+    for _ in range(200):
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+@pytest.mark.asyncio
+async def test_the_writes_go_through_a_process_of_their_own(tmp_path: Path) -> None:
+    async with journal_in(tmp_path) as (journal, engine):
+        assert journal.writer.process_id is None  # it starts with the first write
+        (table,) = await _tables(journal, 1)
+        pid = journal.writer.process_id
+        assert pid is not None and pid != os.getpid()
+        await journal.record(_record(table, 1))
+        assert journal.writer.process_id == pid  # one process for as long as the journal is open
+        await journal.close()
+        assert journal.writer.process_id is None
+        assert await _ended(pid)
+        assert await _seqs(engine) == {table: [1]}
+
+
+@pytest.mark.asyncio
+async def test_a_killed_writer_fails_the_writes_it_held_and_the_next_write_starts_another(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with journal_in(tmp_path) as (journal, engine):
+        ids = await _tables(journal, 5)
+        pid = journal.writer.process_id
+        assert pid is not None
+        os.kill(pid, signal.SIGSTOP)  # the writes reach its pipe but are never answered
+        with caplog.at_level(logging.ERROR, logger="sparrow.store"):
+            writes = [asyncio.ensure_future(journal.record(_record(t, 1))) for t in ids]
+            await asyncio.sleep(0.05)
+            os.kill(pid, signal.SIGKILL)
+            results = await asyncio.gather(*writes, return_exceptions=True)
+        assert all(isinstance(r, WriterError) for r in results), results
+        assert "the journal's writer stopped; 5 write(s) failed" in caplog.text
+        assert "exited with status -9" in caplog.text
+        await asyncio.gather(*(journal.record(_record(t, 1)) for t in ids))  # a new process writes them
+        assert journal.writer.process_id not in (None, pid)
+        assert await _seqs(engine) == {t: [1] for t in ids}
+
+
+@pytest.mark.asyncio
+async def test_a_writer_that_died_while_idle_is_replaced_by_the_next_write(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with journal_in(tmp_path) as (journal, engine):
+        (table,) = await _tables(journal, 1)
+        pid = journal.writer.process_id
+        assert pid is not None
+        with caplog.at_level(logging.ERROR, logger="sparrow.store"):
+            os.kill(pid, signal.SIGKILL)
+            assert await _ended(pid)
+            await asyncio.sleep(0.1)  # the server notices it is gone
+        assert "exited with status -9" in caplog.text
+        await journal.record(_record(table, 1))
+        assert await _seqs(engine) == {table: [1]}
+
+
+@pytest.mark.asyncio
+async def test_ctrl_c_is_for_the_server_not_its_writer(tmp_path: Path) -> None:
+    """Ctrl+C in a terminal reaches every process of its group; the writer goes on until the server
+    closes the journal, so the server's last writes are still made."""
+    async with journal_in(tmp_path) as (journal, engine):
+        (table,) = await _tables(journal, 1)
+        pid = journal.writer.process_id
+        assert pid is not None
+        os.kill(pid, signal.SIGINT)
+        await asyncio.sleep(0.1)
+        await journal.record(_record(table, 1))
+        assert journal.writer.process_id == pid
+        assert await _seqs(engine) == {table: [1]}
+
+
+def chatty_write(connection: Connection, writes: Sequence[object]) -> None:
+    """The journal's own write function, printing as it goes (a stray debugging print)."""
+    print("writing", len(writes), "write(s)")
+    sql_journal._write(connection, writes)  # type: ignore[arg-type]
+
+
+@pytest.mark.asyncio
+async def test_what_a_write_function_prints_does_not_disturb_the_writer(tmp_path: Path) -> None:
+    async with journal_in(tmp_path) as (journal, engine):
+        (table,) = await _tables(journal, 1)
+        await journal.close()
+        writer: GroupWriter[object] = GroupWriter(engine, chatty_write)
+        journal.writer = writer  # type: ignore[assignment]
+        await asyncio.gather(*(journal.record(_record(table, seq)) for seq in range(1, 4)))
+        await journal.chat(table, {"seat": 1, "name": "Ann", "text": "hello", "at": 5_000})
+        await writer.close()
+        assert await _seqs(engine) == {table: [1, 2, 3]}
+        async with make_sessions(engine)() as session:
+            assert len((await session.scalars(select(ChatRow))).all()) == 1
+
+
+def test_the_write_function_must_be_importable_by_the_process(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite+aiosqlite:///{tmp_path / 'sparrow.db'}")
+
+    def local(connection: Connection, writes: Sequence[object]) -> None: ...
+
+    with pytest.raises(ValueError, match="imports its write function by name"):
+        GroupWriter(engine, local)
+
+
+def test_when_the_database_cannot_write_a_batch_is_not_retried_write_by_write(tmp_path: Path) -> None:
+    """What the process does with a batch (its `commit`), run here: a failure of the database fails
+    the batch's remaining writes with it, after one of them has been tried alone."""
+    engine = sqlite_file_engine(f"sqlite:///{tmp_path / 'plain.db'}")
+    attempts: list[int] = []
+
+    def locked(connection: Connection, writes: Sequence[object]) -> None:
+        attempts.append(len(writes))
+        raise OperationalError("INSERT INTO actions …", {}, Exception("database is locked"))
+
+    def duplicate_then_fine(connection: Connection, writes: Sequence[object]) -> None:
+        attempts.append(len(writes))
+        if len(writes) > 1 or writes[0] == "bad":
+            raise ValueError("a write of its own that fails")
+
+    try:
+        with engine.connect() as connection:
+            outcome = commit(engine, connection, locked, ["a", "b", "c", "d", "e", "f"])
+        assert attempts == [6, 1]
+        assert sorted(outcome.failed) == [0, 1, 2, 3, 4, 5]
+        assert all(isinstance(e, OperationalError) for e in outcome.failed.values())
+        assert (outcome.count, outcome.commits, outcome.untried) == (6, 0, 5)
+        assert outcome.retried is not None and "database is locked" in outcome.retried
+
+        attempts.clear()
+        with engine.connect() as connection:
+            outcome = commit(engine, connection, duplicate_then_fine, ["a", "bad", "c"])
+        assert attempts == [3, 1, 1, 1]  # a write's own failure: the others are still tried, and land
+        assert list(outcome.failed) == [1] and isinstance(outcome.failed[1], ValueError)
+        assert (outcome.commits, outcome.untried) == (2, 0)
+    finally:
+        engine.dispose()
+
+
+def test_the_writer_ends_when_the_server_dies(tmp_path: Path) -> None:
+    """A server killed outright leaves no writer behind: the writer sees its pipe end and stops."""
+    database = tmp_path / "died.db"
+    script = textwrap.dedent(
+        f"""
+        import asyncio, os
+        from game.rulesets import ruleset
+        from server.store.journal import SqlJournal
+        from server.store.migrate import upgrade
+        from server.store.session import make_engine
+        from server.tables.journal import StoredTable
+        from server.tables.settings import TableSettings, Timers
+
+        async def main():
+            engine = make_engine("sqlite+aiosqlite:///{database}")
+            await upgrade(engine)
+            journal = SqlJournal(engine)
+            settings = TableSettings("Died", ruleset("classical"), Timers(), True)
+            await journal.table_created(StoredTable("d1", settings, 1, 1000.0))
+            print(journal.writer.process_id, flush=True)
+            os._exit(0)
+
+        asyncio.run(main())
+        """
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root, timeout=60)
+    assert done.returncode == 0, done.stderr
+    pid = int(done.stdout.split()[-1])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if not Path(f"/proc/{pid}").exists():
+            break
+        with contextlib.suppress(FileNotFoundError):
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        pytest.fail(f"the writer process {pid} outlived its server")
