@@ -1,9 +1,11 @@
 """Fresh databases for storage tests: a SQLite file, or a new PostgreSQL database on 127.0.0.1:5432
-(skipped with a reason when no PostgreSQL answers there; CI always has one).
+(skipped with a reason when no PostgreSQL answers there; CI always has one); and what the journal
+tests write and read back.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import secrets
 from collections.abc import AsyncIterator
@@ -11,6 +13,16 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from game.rulesets import ruleset
+from server.store.journal import SqlJournal
+from server.store.migrate import upgrade
+from server.store.models import ActionRow
+from server.store.session import make_engine, make_sessions
+from server.tables.journal import Record, SeatRecord, StoredTable
+from server.tables.settings import TableSettings, Timers
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 BACKENDS = ["sqlite", "postgresql"]
@@ -37,3 +49,45 @@ async def fresh_database(backend: str, tmp_path: Path) -> AsyncIterator[str]:
     finally:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()
+
+
+DISCARD: dict[str, object] = {"type": "discard", "tile": "1b"}
+
+
+def discard_record(table: str, seq: int) -> Record:
+    """The journal's record of a discard, action ``seq`` of ``table``."""
+    return Record(table, seq, seq % 4, DISCARD, [], 2_000.0 + seq)
+
+
+async def action_seqs(engine: AsyncEngine) -> dict[str, list[int]]:
+    """The action numbers stored for each game, in order."""
+    async with make_sessions(engine)() as session:
+        rows = (await session.execute(select(ActionRow.game_id, ActionRow.seq).order_by(ActionRow.seq))).all()
+    found: dict[str, list[int]] = {}
+    for table, seq in rows:
+        found.setdefault(table, []).append(seq)
+    return found
+
+
+@contextlib.asynccontextmanager
+async def journal_on(backend: str, tmp_path: Path) -> AsyncIterator[tuple[SqlJournal, AsyncEngine]]:
+    """A journal on a fresh, migrated database of ``backend``, closed afterwards."""
+    async with fresh_database(backend, tmp_path) as url:
+        engine = make_engine(url)
+        try:
+            await upgrade(engine)
+            journal = SqlJournal(engine)
+            yield journal, engine
+            await journal.close()
+        finally:
+            await engine.dispose()
+
+
+async def created_tables(journal: SqlJournal, count: int) -> list[str]:
+    """``count`` new games in ``journal``, each with two seats taken."""
+    settings = TableSettings("Batch", ruleset("classical"), Timers(), True)
+    ids = [f"t{i:03d}" for i in range(count)]
+    await asyncio.gather(*(journal.table_created(StoredTable(t, settings, i, 1_000.0 + i)) for i, t in enumerate(ids)))
+    seats: list[SeatRecord | None] = [SeatRecord("Ann", "h" * 64), None, None, SeatRecord("Bot 1", None)]
+    await asyncio.gather(*(journal.seats_changed(t, seats, 0) for t in ids))
+    return ids

@@ -10,30 +10,25 @@ import contextlib
 import logging
 import os
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from dbkit import BACKENDS, fresh_database
+from dbkit import BACKENDS, DISCARD, action_seqs, created_tables, discard_record, journal_on
 from sqlalchemy import event, func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlalchemy.ext.asyncio import AsyncEngine
 from tablekit import Kit
 
 from game.game import replay
 from game.rulesets import ruleset
 from server.store.journal import SqlJournal, to_seconds
-from server.store.migrate import upgrade
 from server.store.models import ActionRow, GameRow, HandRow, SeatRow
-from server.store.session import make_engine, make_sessions
+from server.store.session import make_sessions
 from server.store.writer import WriterError
-from server.tables.journal import Record, SeatRecord, StoredTable
-from server.tables.settings import TableSettings, Timers
+from server.tables.journal import Record
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.parametrize("backend", BACKENDS)]
-
-DISCARD: dict[str, object] = {"type": "discard", "tile": "1b"}
 
 
 class Commits:
@@ -75,52 +70,17 @@ def held(journal: SqlJournal) -> Iterator[None]:
             os.kill(pid, signal.SIGCONT)
 
 
-@contextlib.asynccontextmanager
-async def journal_on(backend: str, tmp_path: Path) -> AsyncIterator[tuple[SqlJournal, AsyncEngine]]:
-    async with fresh_database(backend, tmp_path) as url:
-        engine = make_engine(url)
-        try:
-            await upgrade(engine)
-            journal = SqlJournal(engine)
-            yield journal, engine
-            await journal.close()
-        finally:
-            await engine.dispose()
-
-
-async def _tables(journal: SqlJournal, count: int) -> list[str]:
-    settings = TableSettings("Batch", ruleset("classical"), Timers(), True)
-    ids = [f"t{i:03d}" for i in range(count)]
-    await asyncio.gather(*(journal.table_created(StoredTable(t, settings, i, 1_000.0 + i)) for i, t in enumerate(ids)))
-    seats: list[SeatRecord | None] = [SeatRecord("Ann", "h" * 64), None, None, SeatRecord("Bot 1", None)]
-    await asyncio.gather(*(journal.seats_changed(t, seats, 0) for t in ids))
-    return ids
-
-
-def _record(table: str, seq: int) -> Record:
-    return Record(table, seq, seq % 4, DISCARD, [], 2_000.0 + seq)
-
-
-async def _seqs(engine: AsyncEngine) -> dict[str, list[int]]:
-    async with make_sessions(engine)() as session:
-        rows = (await session.execute(select(ActionRow.game_id, ActionRow.seq).order_by(ActionRow.seq))).all()
-    found: dict[str, list[int]] = {}
-    for table, seq in rows:
-        found.setdefault(table, []).append(seq)
-    return found
-
-
 async def test_concurrent_tables_share_commits_and_every_row_lands_in_order(backend: str, tmp_path: Path) -> None:
     async with journal_on(backend, tmp_path) as (journal, engine):
-        ids = await _tables(journal, 50)
+        ids = await created_tables(journal, 50)
         commits = Commits(journal)
 
         async def play(table: str) -> None:
             for seq in range(1, 21):
-                await journal.record(_record(table, seq))  # returns only once committed, as a table waits
+                await journal.record(discard_record(table, seq))  # returns only once committed, as a table waits
 
         await asyncio.gather(*(play(t) for t in ids))
-        assert await _seqs(engine) == {t: list(range(1, 21)) for t in ids}
+        assert await action_seqs(engine) == {t: list(range(1, 21)) for t in ids}
         async with make_sessions(engine)() as session:
             versions = set((await session.scalars(select(GameRow.version))).all())
         assert versions == {20}
@@ -132,7 +92,7 @@ async def test_action_rows_read_back_exactly_as_recorded(backend: str, tmp_path:
     the action and its events, the time with its zone, who acted) must be what was recorded.
     """
     async with journal_on(backend, tmp_path) as (journal, engine):
-        (table,) = await _tables(journal, 1)
+        (table,) = await created_tables(journal, 1)
         events: list[dict[str, object]] = [{"type": "discard", "seat": 2, "tile": "Wé"}, {"type": "turn", "seat": 3}]
         await journal.record(Record(table, 1, 2, DISCARD, events, 1_700_000_000.25, "timer"))
         await journal.record(Record(table, 2, 3, {"type": "pass"}, [], 1_700_000_001.0))
@@ -152,15 +112,15 @@ async def test_a_batch_larger_than_one_statement_lands_whole(backend: str, tmp_p
     999 parameters each); a full batch of 500 records across 400 games still lands row for row.
     """
     async with journal_on(backend, tmp_path) as (journal, engine):
-        ids = await _tables(journal, 400)
+        ids = await created_tables(journal, 400)
         commits = Commits(journal)
-        firsts = [asyncio.ensure_future(journal.record(_record(t, 1))) for t in ids]
-        more = [asyncio.ensure_future(journal.record(_record(ids[7], seq))) for seq in range(2, 102)]
+        firsts = [asyncio.ensure_future(journal.record(discard_record(t, 1))) for t in ids]
+        more = [asyncio.ensure_future(journal.record(discard_record(ids[7], seq))) for seq in range(2, 102)]
         with held(journal):
             await asyncio.sleep(0.05)
         await asyncio.gather(*firsts, *more)
         assert commits.count <= 2
-        seqs = await _seqs(engine)
+        seqs = await action_seqs(engine)
         assert seqs == {t: [1] for t in ids} | {ids[7]: list(range(1, 102))}
         async with make_sessions(engine)() as session:
             versions = {row.id: row.version for row in await session.execute(select(GameRow.id, GameRow.version))}
@@ -183,10 +143,10 @@ async def test_deals_ending_at_many_tables_in_one_batch_land_whole(backend: str,
     their game, still land row for row, each table's values its own.
     """
     async with journal_on(backend, tmp_path) as (journal, engine):
-        ids = await _tables(journal, 300)
+        ids = await created_tables(journal, 300)
         commits = Commits(journal)
         ends = [asyncio.ensure_future(journal.record(_deal_end(t, i))) for i, t in enumerate(ids)]
-        seconds = [asyncio.ensure_future(journal.record(_record(t, 2))) for t in ids[:50]]
+        seconds = [asyncio.ensure_future(journal.record(discard_record(t, 2))) for t in ids[:50]]
         with held(journal):
             await asyncio.sleep(0.05)
         await asyncio.gather(*ends, *seconds)
@@ -210,15 +170,15 @@ async def test_deals_ending_at_many_tables_in_one_batch_land_whole(backend: str,
 
 async def test_writes_keep_their_order_within_one_batch(backend: str, tmp_path: Path) -> None:
     async with journal_on(backend, tmp_path) as (journal, engine):
-        (table,) = await _tables(journal, 1)
+        (table,) = await created_tables(journal, 1)
         commits = Commits(journal)
         with held(journal):
-            writes = [asyncio.ensure_future(journal.record(_record(table, seq))) for seq in range(1, 31)]
+            writes = [asyncio.ensure_future(journal.record(discard_record(table, seq))) for seq in range(1, 31)]
             writes.append(asyncio.ensure_future(journal.started(table, 3_000.0)))
             await asyncio.sleep(0.05)
         await asyncio.gather(*writes)
         assert commits.count == 1
-        assert await _seqs(engine) == {table: list(range(1, 31))}
+        assert await action_seqs(engine) == {table: list(range(1, 31))}
         async with make_sessions(engine)() as session:
             game = await session.get(GameRow, table)
         assert game is not None and (game.version, game.status) == (30, "playing")
@@ -228,20 +188,20 @@ async def test_a_write_that_fails_alone_fails_only_its_caller(
     backend: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     async with journal_on(backend, tmp_path) as (journal, engine):
-        ids = await _tables(journal, 10)
-        await journal.record(_record(ids[0], 1))
-        writes = [journal.record(_record(t, 1)) for t in ids[1:]]
-        writes.insert(4, journal.record(_record(ids[0], 1)))  # the same action twice: a duplicate key
-        writes.append(journal.record(_record("nowhere", 1)))  # an action of no game: a foreign key
+        ids = await created_tables(journal, 10)
+        await journal.record(discard_record(ids[0], 1))
+        writes = [journal.record(discard_record(t, 1)) for t in ids[1:]]
+        writes.insert(4, journal.record(discard_record(ids[0], 1)))  # the same action twice: a duplicate key
+        writes.append(journal.record(discard_record("nowhere", 1)))  # an action of no game: a foreign key
         with caplog.at_level(logging.WARNING, logger="sparrow.store"):
             results = await asyncio.gather(*writes, return_exceptions=True)
         assert "a batch of 11 writes failed" in caplog.text
         assert isinstance(results.pop(4), IntegrityError)
         assert isinstance(results.pop(), IntegrityError)
         assert results == [None] * 9
-        assert await _seqs(engine) == {t: [1] for t in ids}
-        await journal.record(_record(ids[0], 2))  # the writer carries on
-        assert (await _seqs(engine))[ids[0]] == [1, 2]
+        assert await action_seqs(engine) == {t: [1] for t in ids}
+        await journal.record(discard_record(ids[0], 2))  # the writer carries on
+        assert (await action_seqs(engine))[ids[0]] == [1, 2]
 
 
 async def test_when_the_database_cannot_write_a_batch_is_not_retried_write_by_write(
@@ -250,7 +210,7 @@ async def test_when_the_database_cannot_write_a_batch_is_not_retried_write_by_wr
     if backend == "sqlite":
         pytest.skip("on SQLite the writes are made in the writer process: test_journal_process.py")
     async with journal_on(backend, tmp_path) as (journal, engine):
-        ids = await _tables(journal, 6)
+        ids = await created_tables(journal, 6)
         attempts: list[int] = []
 
         def locked(connection: object, writes: list[object]) -> None:
@@ -258,24 +218,24 @@ async def test_when_the_database_cannot_write_a_batch_is_not_retried_write_by_wr
             raise OperationalError("INSERT INTO actions …", {}, Exception("database is locked"))
 
         monkeypatch.setattr(journal.writer, "_write", locked)
-        results = await asyncio.gather(*(journal.record(_record(t, 1)) for t in ids), return_exceptions=True)
+        results = await asyncio.gather(*(journal.record(discard_record(t, 1)) for t in ids), return_exceptions=True)
         assert all(isinstance(r, OperationalError) for r in results)
         assert attempts == [6, 1]  # the batch, then its first write alone: the rest fail with it
         monkeypatch.undo()
-        await asyncio.gather(*(journal.record(_record(t, 1)) for t in ids))
-        assert await _seqs(engine) == {t: [1] for t in ids}
+        await asyncio.gather(*(journal.record(discard_record(t, 1)) for t in ids))
+        assert await action_seqs(engine) == {t: [1] for t in ids}
 
 
 async def test_close_flushes_what_is_waiting_then_refuses(backend: str, tmp_path: Path) -> None:
     async with journal_on(backend, tmp_path) as (journal, engine):
-        ids = await _tables(journal, 20)
-        writes = [asyncio.ensure_future(journal.record(_record(t, 1))) for t in ids]
+        ids = await created_tables(journal, 20)
+        writes = [asyncio.ensure_future(journal.record(discard_record(t, 1))) for t in ids]
         await asyncio.sleep(0)  # every write is waiting for the writer
         await journal.close()
         assert all(w.done() and w.exception() is None for w in writes)
-        assert await _seqs(engine) == {t: [1] for t in ids}
+        assert await action_seqs(engine) == {t: [1] for t in ids}
         with pytest.raises(WriterError, match="closed"):
-            await journal.record(_record(ids[0], 2))
+            await journal.record(discard_record(ids[0], 2))
         await journal.close()  # closing twice is harmless
 
 
@@ -285,19 +245,19 @@ async def test_a_writer_that_dies_fails_its_writes_and_the_next_write_restarts_i
     if backend == "sqlite":
         pytest.skip("on SQLite the writer is a process: test_journal_process.py kills it")
     async with journal_on(backend, tmp_path) as (journal, engine):
-        ids = await _tables(journal, 5)
+        ids = await created_tables(journal, 5)
 
         def broken() -> list[object]:
             raise RuntimeError("a bug in the writer")
 
         monkeypatch.setattr(journal.writer, "_take", broken)
         with caplog.at_level(logging.ERROR, logger="sparrow.store"):
-            results = await asyncio.gather(*(journal.record(_record(t, 1)) for t in ids), return_exceptions=True)
+            results = await asyncio.gather(*(journal.record(discard_record(t, 1)) for t in ids), return_exceptions=True)
         assert all(isinstance(r, WriterError) for r in results)
         assert "the journal's writer stopped; 5 write(s) failed" in caplog.text
         monkeypatch.undo()
-        await asyncio.gather(*(journal.record(_record(t, 1)) for t in ids))
-        assert await _seqs(engine) == {t: [1] for t in ids}
+        await asyncio.gather(*(journal.record(discard_record(t, 1)) for t in ids))
+        assert await action_seqs(engine) == {t: [1] for t in ids}
 
 
 async def test_tables_playing_at_once_store_games_that_replay(backend: str, tmp_path: Path) -> None:

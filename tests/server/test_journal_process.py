@@ -14,58 +14,19 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from dbkit import action_seqs, created_tables, discard_record, journal_on
 from sqlalchemy import Connection, select
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.ext.asyncio import AsyncEngine
 
-from game.rulesets import ruleset
 from server.store import journal as sql_journal
-from server.store.journal import SqlJournal
-from server.store.migrate import upgrade
-from server.store.models import ActionRow, ChatRow
+from server.store.models import ChatRow
 from server.store.session import make_engine, make_sessions, sqlite_file_engine
 from server.store.writer import GroupWriter, WriterError
 from server.store.writer_child import commit
-from server.tables.journal import Record, StoredTable
-from server.tables.settings import TableSettings, Timers
-
-DISCARD: dict[str, object] = {"type": "discard", "tile": "1b"}
-
-
-@contextlib.asynccontextmanager
-async def journal_in(tmp_path: Path) -> AsyncIterator[tuple[SqlJournal, AsyncEngine]]:
-    engine = make_engine(f"sqlite+aiosqlite:///{tmp_path / 'sparrow.db'}")
-    try:
-        await upgrade(engine)
-        journal = SqlJournal(engine)
-        yield journal, engine
-        await journal.close()
-    finally:
-        await engine.dispose()
-
-
-async def _tables(journal: SqlJournal, count: int) -> list[str]:
-    settings = TableSettings("Process", ruleset("classical"), Timers(), True)
-    ids = [f"p{i:03d}" for i in range(count)]
-    await asyncio.gather(*(journal.table_created(StoredTable(t, settings, i, 1_000.0 + i)) for i, t in enumerate(ids)))
-    return ids
-
-
-def _record(table: str, seq: int) -> Record:
-    return Record(table, seq, seq % 4, DISCARD, [], 2_000.0 + seq)
-
-
-async def _seqs(engine: AsyncEngine) -> dict[str, list[int]]:
-    async with make_sessions(engine)() as session:
-        rows = (await session.execute(select(ActionRow.game_id, ActionRow.seq).order_by(ActionRow.seq))).all()
-    found: dict[str, list[int]] = {}
-    for table, seq in rows:
-        found.setdefault(table, []).append(seq)
-    return found
 
 
 async def _ended(pid: int) -> bool:
@@ -83,47 +44,47 @@ async def _ended(pid: int) -> bool:
 
 @pytest.mark.asyncio
 async def test_the_writes_go_through_a_process_of_their_own(tmp_path: Path) -> None:
-    async with journal_in(tmp_path) as (journal, engine):
+    async with journal_on("sqlite", tmp_path) as (journal, engine):
         assert journal.writer.process_id is None  # it starts with the first write
-        (table,) = await _tables(journal, 1)
+        (table,) = await created_tables(journal, 1)
         pid = journal.writer.process_id
         assert pid is not None and pid != os.getpid()
-        await journal.record(_record(table, 1))
+        await journal.record(discard_record(table, 1))
         assert journal.writer.process_id == pid  # one process for as long as the journal is open
         await journal.close()
         assert journal.writer.process_id is None
         assert await _ended(pid)
-        assert await _seqs(engine) == {table: [1]}
+        assert await action_seqs(engine) == {table: [1]}
 
 
 @pytest.mark.asyncio
 async def test_a_killed_writer_fails_the_writes_it_held_and_the_next_write_starts_another(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async with journal_in(tmp_path) as (journal, engine):
-        ids = await _tables(journal, 5)
+    async with journal_on("sqlite", tmp_path) as (journal, engine):
+        ids = await created_tables(journal, 5)
         pid = journal.writer.process_id
         assert pid is not None
         os.kill(pid, signal.SIGSTOP)  # the writes reach its pipe but are never answered
         with caplog.at_level(logging.ERROR, logger="sparrow.store"):
-            writes = [asyncio.ensure_future(journal.record(_record(t, 1))) for t in ids]
+            writes = [asyncio.ensure_future(journal.record(discard_record(t, 1))) for t in ids]
             await asyncio.sleep(0.05)
             os.kill(pid, signal.SIGKILL)
             results = await asyncio.gather(*writes, return_exceptions=True)
         assert all(isinstance(r, WriterError) for r in results), results
         assert "the journal's writer stopped; 5 write(s) failed" in caplog.text
         assert "exited with status -9" in caplog.text
-        await asyncio.gather(*(journal.record(_record(t, 1)) for t in ids))  # a new process writes them
+        await asyncio.gather(*(journal.record(discard_record(t, 1)) for t in ids))  # a new process writes them
         assert journal.writer.process_id not in (None, pid)
-        assert await _seqs(engine) == {t: [1] for t in ids}
+        assert await action_seqs(engine) == {t: [1] for t in ids}
 
 
 @pytest.mark.asyncio
 async def test_a_writer_that_died_while_idle_is_replaced_by_the_next_write(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async with journal_in(tmp_path) as (journal, engine):
-        (table,) = await _tables(journal, 1)
+    async with journal_on("sqlite", tmp_path) as (journal, engine):
+        (table,) = await created_tables(journal, 1)
         pid = journal.writer.process_id
         assert pid is not None
         with caplog.at_level(logging.ERROR, logger="sparrow.store"):
@@ -131,23 +92,23 @@ async def test_a_writer_that_died_while_idle_is_replaced_by_the_next_write(
             assert await _ended(pid)
             await asyncio.sleep(0.1)  # the server notices it is gone
         assert "exited with status -9" in caplog.text
-        await journal.record(_record(table, 1))
-        assert await _seqs(engine) == {table: [1]}
+        await journal.record(discard_record(table, 1))
+        assert await action_seqs(engine) == {table: [1]}
 
 
 @pytest.mark.asyncio
 async def test_ctrl_c_is_for_the_server_not_its_writer(tmp_path: Path) -> None:
     """Ctrl+C in a terminal reaches every process of its group; the writer goes on until the server
     closes the journal, so the server's last writes are still made."""
-    async with journal_in(tmp_path) as (journal, engine):
-        (table,) = await _tables(journal, 1)
+    async with journal_on("sqlite", tmp_path) as (journal, engine):
+        (table,) = await created_tables(journal, 1)
         pid = journal.writer.process_id
         assert pid is not None
         os.kill(pid, signal.SIGINT)
         await asyncio.sleep(0.1)
-        await journal.record(_record(table, 1))
+        await journal.record(discard_record(table, 1))
         assert journal.writer.process_id == pid
-        assert await _seqs(engine) == {table: [1]}
+        assert await action_seqs(engine) == {table: [1]}
 
 
 def chatty_write(connection: Connection, writes: Sequence[object]) -> None:
@@ -158,15 +119,15 @@ def chatty_write(connection: Connection, writes: Sequence[object]) -> None:
 
 @pytest.mark.asyncio
 async def test_what_a_write_function_prints_does_not_disturb_the_writer(tmp_path: Path) -> None:
-    async with journal_in(tmp_path) as (journal, engine):
-        (table,) = await _tables(journal, 1)
+    async with journal_on("sqlite", tmp_path) as (journal, engine):
+        (table,) = await created_tables(journal, 1)
         await journal.close()
         writer: GroupWriter[object] = GroupWriter(engine, chatty_write)
         journal.writer = writer  # type: ignore[assignment]
-        await asyncio.gather(*(journal.record(_record(table, seq)) for seq in range(1, 4)))
+        await asyncio.gather(*(journal.record(discard_record(table, seq)) for seq in range(1, 4)))
         await journal.chat(table, {"seat": 1, "name": "Ann", "text": "hello", "at": 5_000})
         await writer.close()
-        assert await _seqs(engine) == {table: [1, 2, 3]}
+        assert await action_seqs(engine) == {table: [1, 2, 3]}
         async with make_sessions(engine)() as session:
             assert len((await session.scalars(select(ChatRow))).all()) == 1
 
