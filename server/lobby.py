@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 from collections.abc import Callable, Mapping
 
 from game.actions import Action
@@ -14,7 +13,7 @@ from game.policy import choose
 from server.tables.actor import TableActor
 from server.tables.clock import Clock, RealClock
 from server.tables.errors import TableError
-from server.tables.journal import Journal, MemoryJournal, StoredTable
+from server.tables.journal import Journal, MemoryJournal, StoredTable, new_table_id
 from server.tables.messages import Join
 from server.tables.settings import TableSettings
 
@@ -52,7 +51,7 @@ class Lobby:
         if len(self.tables) >= self.max_tables:
             raise TableError("server/full", "this server has as many tables as it can run", status=503)
         settings = TableSettings.from_json(request)
-        table_id = secrets.token_urlsafe(9)
+        table_id = new_table_id()
         actor = TableActor(table_id, settings, clock=self.clock, journal=self.journal, seed=seed, bot=self.bot)
         stored = StoredTable(table_id, settings, actor.seed, actor.created)
         try:

@@ -66,10 +66,12 @@ async def _import(lines: list[str], url: str | None) -> str:
 
     log, game = read_log(lines)
     engine = make_engine(database_url(url))
+    journal = SqlJournal(engine)
     try:
         await upgrade(engine)
-        table_id = await store_log(SqlJournal(engine), log, time.time())
+        table_id = await store_log(journal, log, time.time())
     finally:
+        await journal.close()  # on SQLite its writer process ends
         await engine.dispose()
     state = "finished" if game.outcome is not None else "unfinished"
     return f"imported {log.name!r} as game {table_id}: {game.version} actions, {len(game.results)} hands, {state}"

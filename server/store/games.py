@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
-
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -12,7 +10,7 @@ from game.rules import Rules
 from game.rulesets import Ruleset
 from server.history.logfile import GameLog, LoggedAction
 from server.store.journal import SqlJournal, to_seconds
-from server.tables.journal import Record, SeatRecord, StoredTable
+from server.tables.journal import Record, SeatRecord, StoredTable, new_table_id
 from server.tables.settings import TableSettings, Timers
 
 __all__ = ["load_log", "store_log"]
@@ -52,7 +50,7 @@ async def store_log(journal: SqlJournal, log: GameLog, now: float) -> str:
 
     :raises RulesError: if the log does not replay (read it with `read_log` first).
     """
-    table_id = secrets.token_urlsafe(9)
+    table_id = new_table_id()
     ruleset = Ruleset(log.ruleset, log.rules, tuple(sorted(log.overrides.items())))
     settings = TableSettings(log.name[:40] or "Imported game", ruleset, Timers(), public=True)
     started = log.started if log.started is not None else now

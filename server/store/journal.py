@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, bindparam, delete, insert, select, update
+from sqlalchemy import Select, Table, bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
@@ -86,7 +86,7 @@ class SqlJournal:
     def __init__(self, engine: AsyncEngine, *, batch_cap: int = BATCH_CAP) -> None:
         self.engine = engine
         self.sessions = make_sessions(engine)
-        self.writer: GroupWriter[_Write] = GroupWriter(engine, _write, cap=batch_cap)
+        self.writer: GroupWriter[_Write] = GroupWriter(engine, _write, landed=_landed, cap=batch_cap)
 
     async def table_created(self, table: StoredTable) -> None:
         """Insert the game row."""
@@ -140,6 +140,25 @@ def _write(connection: Connection, writes: Sequence[_Write]) -> None:
         _other(connection, write)
     if run:
         _records(connection, run)
+
+
+def _landed(connection: Connection, write: _Write) -> bool:
+    """Whether ``write`` is in the database already (made by a writer that died before saying so).
+    An action is there if its row is: its batch was one transaction. The seats, the start and the
+    stop set what they set, so making them again changes nothing; a chat line is looked for.
+    """
+    found: Select[Any]
+    match write:
+        case Record(table=table, version=seq):  # an action's number is the version it made
+            found = select(ActionRow.seq).where(ActionRow.game_id == table, ActionRow.seq == seq)
+        case _Created(table=stored):
+            found = select(GameRow.id).where(GameRow.id == stored.id)
+        case _Chat(table=table, line=line):
+            at = _when(int(line["at"]) / 1000)  # type: ignore[call-overload]
+            found = select(ChatRow.id).where(ChatRow.game_id == table, ChatRow.at == at, ChatRow.text == line["text"])
+        case _:
+            return False
+    return connection.execute(found.limit(1)).first() is not None
 
 
 def _records(connection: Connection, records: list[Record]) -> None:

@@ -23,13 +23,14 @@ What holds:
   `WriterError`.
 
 On a SQLite file the writer is a process of its own (server/store/writer_child.py): the server sends
-it each write as it is submitted (those of one turn of the event loop together), and it commits
-whatever has arrived as one batch as soon as it has committed the last, then answers. In the
+it each write as it is submitted, and it commits whatever has arrived as one batch as soon as it
+has committed the last, then answers. In the
 server's process a writer shared the interpreter lock with the event loop, and every table whose
 write was in a batch waited for the lock (docs/benchmarks.md). A write already sent is written
-even if its caller gives up meanwhile. If the process dies, the writes it had not answered fail with
-`WriterError` (they may have been committed just before), and the next write starts a new one. Any
-other database is written from a task on the event loop through its async driver.
+even if its caller gives up meanwhile. If the process dies, a new one takes the writes it had not
+answered, and makes each unless ``landed`` finds it stored (committed just before that death); a
+write that a second process dies on too fails with `WriterError`. Any other database is written
+from a task on the event loop through its async driver.
 """
 
 from __future__ import annotations
@@ -69,7 +70,10 @@ class GroupWriter(Generic[T]):
     """Writes items with ``write(connection, items)`` in shared transactions on ``engine``.
 
     On a SQLite file ``write`` runs in the writer process, which imports it by its module and name,
-    so it must be a module's function; and its writes cross to that process pickled.
+    so it must be a module's function; and its writes cross to that process pickled. So does
+    ``landed(connection, item)``, which says whether ``item`` is in the database already: when the
+    process dies before answering some writes, they go to a new one, which makes each unless
+    ``landed`` finds it. Without it, or if the new process dies too, they fail with `WriterError`.
     """
 
     def __init__(
@@ -77,6 +81,7 @@ class GroupWriter(Generic[T]):
         engine: AsyncEngine,
         write: Callable[[Connection, Sequence[T]], None],
         *,
+        landed: Callable[[Connection, T], bool] | None = None,
         cap: int = BATCH_CAP,
     ) -> None:
         if cap < 1:
@@ -86,12 +91,15 @@ class GroupWriter(Generic[T]):
         self.commits = 0  # transactions committed (a batch, or one write of a failed batch)
         self.written = 0  # writes committed
         self._write = write
+        self._landed = landed
         self._waiting: deque[Waiting[T]] = deque()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
         self._file = sqlite_file_url(engine)  # on a SQLite file, the writes go through a process
-        if self._file is not None:
-            _reference(write)  # refused now rather than at the first write
+        if self._file is not None:  # refused now rather than at the first write
+            _reference(write)
+            if landed is not None:
+                _reference(landed)
         self._child: _Child[T] | None = None
 
     @property
@@ -129,8 +137,11 @@ class GroupWriter(Generic[T]):
         if task is not None and not task.done():
             await asyncio.wait({task})
         child = self._child
-        if child is not None:
+        while child is not None:
             await child.finish()
+            if self._child is child:  # (else it died, and a new one took the writes it had not answered)
+                break
+            child = self._child
 
     async def _run(self) -> None:
         batch: list[Waiting[T]] = []
@@ -165,10 +176,11 @@ class GroupWriter(Generic[T]):
                 raise  # cancelled, or the process is going down
 
     # ------------------------------------------------------- SQLite: the process
-    def _send(self, item: T, done: asyncio.Future[None]) -> None:
-        """Hand ``item`` to the writer process, starting one if none runs."""
+    def _send(self, item: T, done: asyncio.Future[None], check: bool = False) -> None:
+        """Hand ``item`` to the writer process, starting one if none runs; ``check``: it was sent to
+        one that died before answering, so the process first looks whether it is in the database."""
         try:
-            data = frame([item])
+            data = frame((check, [item]))
         except Exception as exc:  # it cannot cross to the process
             done.set_exception(WriterError(f"this cannot be written: {exc!r}"))
             return
@@ -176,7 +188,7 @@ class GroupWriter(Generic[T]):
         if child is None or child.ended:
             assert self._file is not None
             child = self._child = _Child(self, self._file)
-        child.send(data, done)
+        child.send(data, item, done, check)
 
     def _told(self, outcome: Outcome, batch: list[asyncio.Future[None]]) -> None:
         """The writer process's ``outcome`` for the writes whose callers are ``batch``."""
@@ -300,7 +312,7 @@ class _Child(asyncio.SubprocessProtocol, Generic[T]):
 
     def __init__(self, writer: GroupWriter[T], url: str) -> None:
         self.writer = writer
-        self.unanswered: deque[asyncio.Future[None]] = deque()
+        self.unanswered: deque[tuple[T, asyncio.Future[None], bool]] = deque()  # (write, caller, checked)
         self.unsent: list[bytes] = []  # frames sent before the process was up
         self.stdin: asyncio.WriteTransport | None = None
         self.transport: asyncio.SubprocessTransport | None = None
@@ -311,9 +323,9 @@ class _Child(asyncio.SubprocessProtocol, Generic[T]):
         self.gone: asyncio.Future[None] = loop.create_future()  # done once it has ended
         self.starting = loop.create_task(self._start(url), name="sparrow-journal-writer")
 
-    def send(self, data: bytes, caller: asyncio.Future[None]) -> None:
-        """Send one frame holding ``caller``'s write."""
-        self.unanswered.append(caller)
+    def send(self, data: bytes, item: T, caller: asyncio.Future[None], checked: bool) -> None:
+        """Send ``data``, the frame of ``caller``'s write ``item`` (``checked``: sent again)."""
+        self.unanswered.append((item, caller, checked))
         if self.stdin is None:
             self.unsent.append(data)
         else:
@@ -336,6 +348,7 @@ class _Child(asyncio.SubprocessProtocol, Generic[T]):
                 "server.store.writer_child",
                 url,
                 _reference(self.writer._write),
+                "-" if self.writer._landed is None else _reference(self.writer._landed),
                 str(self.writer.cap),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
@@ -369,7 +382,7 @@ class _Child(asyncio.SubprocessProtocol, Generic[T]):
                     return
                 outcome: Outcome = pickle.loads(self.received[HEADER.size : HEADER.size + size])
                 del self.received[: HEADER.size + size]
-                self.writer._told(outcome, [self.unanswered.popleft() for _ in range(outcome.count)])
+                self.writer._told(outcome, [self.unanswered.popleft()[1] for _ in range(outcome.count)])
         except Exception as exc:  # a bug: stop this process; the next write starts another
             self._end(exc)
 
@@ -388,16 +401,23 @@ class _Child(asyncio.SubprocessProtocol, Generic[T]):
                 with contextlib.suppress(ProcessLookupError):
                     self.transport.kill()
             self.transport.close()
-        if self.unanswered or not self.closing or exc is not None:
-            if code:
-                log.error("the journal's writer process exited with status %d", code)
-            _stopped(list(self.unanswered), exc)
+        lost = [(item, done, checked) for item, done, checked in self.unanswered if not done.done()]
         self.unanswered.clear()
+        again = [(item, done) for item, done, checked in lost if not checked] if self.writer._landed else []
+        failed = [done for _, done, checked in lost if checked or not again]
+        if code:
+            log.error("the journal's writer process exited with status %d", code)
+        if again:
+            log.warning("%d write(s) it had not answered go to a new writer, to make unless stored", len(again))
+        if failed or exc is not None or not (self.closing or again):
+            _stopped(failed, exc)
         if not self.gone.done():
             self.gone.set_result(None)
+        for item, done in again:  # in order, before any write made from now on
+            self.writer._send(item, done, check=True)
 
 
-def _reference(write: Callable[..., None]) -> str:
+def _reference(write: Callable[..., object]) -> str:
     """``MODULE:NAME`` of the function ``write``, for the writer process to import."""
     name = write.__qualname__
     if "." in name or "<" in name:

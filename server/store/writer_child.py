@@ -1,8 +1,10 @@
-"""The journal's writer process for a SQLite file: ``python -m server.store.writer_child URL MODULE:NAME``.
+"""The journal's writer process for a SQLite file: ``python -m server.store.writer_child URL WRITE LANDED CAP``.
 
 `GroupWriter` (server/store/writer.py) starts it and talks to it through its stdin and stdout. It
-commits batch after batch of writes with the function ``MODULE:NAME`` (called with a connection and
-the batch's writes, in an open transaction) and tells the server each batch's outcome.
+commits batch after batch of writes with the function WRITE (``MODULE:NAME``, called with a
+connection and the batch's writes, in an open transaction) and tells the server each batch's
+outcome. LANDED (``MODULE:NAME``, called with a connection and a write) says whether a write is in
+the database already; CAP is the most writes in one batch.
 
 Why a process: in the server's process the writer shared one interpreter lock with the event loop,
 and needed it for its Python work and again after every SQLite call; every table whose write was in
@@ -11,8 +13,10 @@ interpreter, and a core, of its own.
 
 The conversation, each message a frame (`frame`: 4-byte length, then a pickle):
 
-- server → writer: a list of writes, in the order they were submitted. The writer takes every
-  write that has arrived (at most ``cap``) as one batch, so batches grow while a commit is under way.
+- server → writer: ``(check, writes)``, writes in the order they were submitted. The writer takes
+  every write that has arrived (at most CAP) as one batch, so batches grow while a commit is under
+  way. ``check`` marks writes sent before to a writer that died before answering them: each is
+  then made alone unless LANDED finds it (that writer committed it and died before saying so).
 - writer → server: an `Outcome` for the oldest writes not yet answered, in order.
 - The server closing the writer's stdin (or dying) ends it once every write it read is answered.
 
@@ -41,13 +45,14 @@ from typing import Any, BinaryIO
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
-__all__ = ["HEADER", "Frames", "Outcome", "WriteFailed", "commit", "frame", "main", "write_function"]
+__all__ = ["HEADER", "Frames", "Outcome", "WriteFailed", "commit", "frame", "main", "named", "recheck"]
 
 HEADER = struct.Struct(">I")  # a frame's length
 READ_SIZE = 1 << 20
 log = logging.getLogger("sparrow.store")
 
 Write = Callable[[Connection, Sequence[Any]], None]
+Landed = Callable[[Connection, Any], bool]
 
 
 class WriteFailed(Exception):
@@ -73,7 +78,8 @@ def frame(value: object) -> bytes:
 
 class Frames:
     """Writes read from a pipe: `take` blocks until at least one has arrived, then takes all that
-    have (up to a cap)."""
+    have (up to a cap), each as ``(check, write)``: ``check`` says it was sent before, to a writer
+    that died before answering, so it may be in the database already."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
@@ -99,7 +105,8 @@ class Frames:
             (size,) = HEADER.unpack_from(self.buffer)
             if len(self.buffer) < HEADER.size + size:
                 break
-            self.writes.extend(pickle.loads(self.buffer[HEADER.size : HEADER.size + size]))
+            check, items = pickle.loads(self.buffer[HEADER.size : HEADER.size + size])
+            self.writes.extend((check, item) for item in items)
             del self.buffer[: HEADER.size + size]
 
 
@@ -154,26 +161,57 @@ def _portable(exc: BaseException) -> BaseException:
     return exc
 
 
-def write_function(reference: str) -> Write:
+def named(reference: str) -> Any:
     """The function ``MODULE:NAME`` names."""
     module, _, name = reference.partition(":")
-    found: Write = getattr(importlib.import_module(module), name)
-    return found
+    return getattr(importlib.import_module(module), name)
 
 
-def serve(engine: Engine, write: Write, frames: Frames, out: BinaryIO, cap: int) -> None:
+def _runs(taken: list[tuple[bool, Any]]) -> list[tuple[bool, list[Any]]]:
+    """``taken`` cut into runs of writes to check first and writes to make, in order."""
+    runs: list[tuple[bool, list[Any]]] = []
+    for check, item in taken:
+        if runs and runs[-1][0] == check:
+            runs[-1][1].append(item)
+        else:
+            runs.append((check, [item]))
+    return runs
+
+
+def recheck(engine: Engine, write: Write, landed: Landed, batch: list[Any]) -> Outcome:
+    """Writes sent before to a writer that died before answering: each, in a transaction of its own,
+    is made unless ``landed`` finds it in the database already (committed just before that death)."""
+    failed: dict[int, BaseException] = {}
+    commits = 0
+    for i, item in enumerate(batch):
+        try:
+            with engine.connect() as connection, connection.begin():
+                if not landed(connection, item):
+                    write(connection, [item])
+        except Exception as exc:
+            failed[i] = _portable(exc)
+        else:
+            commits += 1
+    return Outcome(len(batch), commits, failed)
+
+
+def serve(engine: Engine, write: Write, landed: Landed | None, frames: Frames, out: BinaryIO, cap: int) -> None:
     """Commit what arrives, answering each batch, until the server closes the pipe."""
     connection: Connection | None = None
     try:
-        while batch := frames.take(cap):
-            if connection is None:
-                connection = engine.connect()
-            outcome = commit(engine, connection, write, batch)
-            if outcome.failed or outcome.retried:  # the next batch takes a fresh connection
-                with contextlib.suppress(Exception):
-                    connection.close()
-                connection = None
-            out.write(frame(outcome))
+        while taken := frames.take(cap):
+            for check, batch in _runs(taken):
+                if check and landed is not None:
+                    outcome = recheck(engine, write, landed, batch)
+                else:
+                    if connection is None:
+                        connection = engine.connect()
+                    outcome = commit(engine, connection, write, batch)
+                    if outcome.failed or outcome.retried:  # the next batch takes a fresh connection
+                        with contextlib.suppress(Exception):
+                            connection.close()
+                        connection = None
+                out.write(frame(outcome))
             out.flush()
     finally:
         if connection is not None:
@@ -185,14 +223,15 @@ def main(argv: list[str]) -> int:
     """Run as the server's journal writer (see the module's docstring)."""
     from server.store.session import sqlite_file_engine
 
-    url, reference, cap = argv
+    url, write, landed, cap = argv
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is for the server, which then closes our stdin
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print must not corrupt a frame
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s (writer): %(message)s")
     engine = sqlite_file_engine(url)
     try:
-        serve(engine, write_function(reference), Frames(sys.stdin.fileno()), out, int(cap))
+        found = None if landed == "-" else named(landed)
+        serve(engine, named(write), found, Frames(sys.stdin.fileno()), out, int(cap))
     except BrokenPipeError:  # the server is gone: nobody is waiting for an answer
         return 1
     finally:

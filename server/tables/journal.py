@@ -8,13 +8,23 @@ finished, so it can be rebuilt to the exact action.
 from __future__ import annotations
 
 import hashlib
+import secrets
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from game.deal import Event
 from server.tables.settings import TableSettings
 
-__all__ = ["Journal", "MemoryJournal", "Record", "SeatRecord", "StoredTable", "hash_token"]
+__all__ = ["Journal", "MemoryJournal", "Record", "SeatRecord", "StoredTable", "hash_token", "new_table_id"]
+
+
+def new_table_id() -> str:
+    """A new table's (and its game's) id: 12 unguessable URL-safe characters, never starting with
+    "-", which a command line takes for an option (`sparrow export -Xb…` failed)."""
+    while True:
+        table_id = secrets.token_urlsafe(9)
+        if not table_id.startswith("-"):
+            return table_id
 
 
 def hash_token(token: str) -> str:

@@ -65,7 +65,8 @@ async def _build_club(url: str) -> dict[str, str]:
     engine = make_engine(url)
     await upgrade(engine)
     clock = FakeClock()
-    lobby = Lobby(clock=clock, journal=SqlJournal(engine))
+    journal = SqlJournal(engine)
+    lobby = Lobby(clock=clock, journal=journal)
     done = await _table(lobby, clock, CLUB, "Ann", 7, {"turn": 3}, overrides={"game_length": "east"})
     while done.status == "playing":
         clock.advance(3)
@@ -80,6 +81,7 @@ async def _build_club(url: str) -> dict[str, str]:
         await _settle(clock, running)
     ids = {"done": done.id, "running": running.id}
     await lobby.close()
+    await journal.close()
     await engine.dispose()
     return ids
 

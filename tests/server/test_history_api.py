@@ -28,11 +28,13 @@ async def club(tmp_path: Path) -> AsyncIterator[tuple[httpx.AsyncClient, dict[st
     url = f"sqlite+aiosqlite:///{tmp_path / 'club.db'}"
     engine = make_engine(url)
     await upgrade(engine)
-    kit = Kit(SqlJournal(engine))
+    journal = SqlJournal(engine)
+    kit = Kit(journal)
     done = await kit.finished_game()
     running, clients = await kit.table(humans=2, seed=9, timers={"turn": 3})
     for _ in range(12):
         await kit.advance(running, 3)
+    await journal.close()
     await engine.dispose()
     app = create_app(db=url)
     async with app.router.lifespan_context(app):

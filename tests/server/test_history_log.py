@@ -21,7 +21,9 @@ from server.store.session import make_engine, make_sessions
 async def _finished_game(url: str) -> tuple[str, object]:
     engine = make_engine(url)
     await upgrade(engine)
-    actor = await Kit(SqlJournal(engine)).finished_game()
+    journal = SqlJournal(engine)
+    actor = await Kit(journal).finished_game()
+    await journal.close()
     await engine.dispose()
     return actor.id, actor.game
 

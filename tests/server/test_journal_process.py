@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -18,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from dbkit import action_seqs, created_tables, discard_record, journal_on
+from dbkit import DISCARD, action_seqs, created_tables, discard_record, journal_on
 from sqlalchemy import Connection, select
 from sqlalchemy.exc import OperationalError
 
@@ -27,6 +29,7 @@ from server.store.models import ChatRow
 from server.store.session import make_engine, make_sessions, sqlite_file_engine
 from server.store.writer import GroupWriter, WriterError
 from server.store.writer_child import commit
+from server.tables.journal import Record
 
 
 async def _ended(pid: int) -> bool:
@@ -58,7 +61,7 @@ async def test_the_writes_go_through_a_process_of_their_own(tmp_path: Path) -> N
 
 
 @pytest.mark.asyncio
-async def test_a_killed_writer_fails_the_writes_it_held_and_the_next_write_starts_another(
+async def test_the_writes_a_killed_writer_held_are_made_by_the_next_one(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     async with journal_on("sqlite", tmp_path) as (journal, engine):
@@ -66,17 +69,76 @@ async def test_a_killed_writer_fails_the_writes_it_held_and_the_next_write_start
         pid = journal.writer.process_id
         assert pid is not None
         os.kill(pid, signal.SIGSTOP)  # the writes reach its pipe but are never answered
-        with caplog.at_level(logging.ERROR, logger="sparrow.store"):
+        with caplog.at_level(logging.WARNING, logger="sparrow.store"):
             writes = [asyncio.ensure_future(journal.record(discard_record(t, 1))) for t in ids]
             await asyncio.sleep(0.05)
             os.kill(pid, signal.SIGKILL)
             results = await asyncio.gather(*writes, return_exceptions=True)
-        assert all(isinstance(r, WriterError) for r in results), results
-        assert "the journal's writer stopped; 5 write(s) failed" in caplog.text
+        assert results == [None] * 5
         assert "exited with status -9" in caplog.text
-        await asyncio.gather(*(journal.record(discard_record(t, 1)) for t in ids))  # a new process writes them
+        assert "5 write(s) it had not answered go to a new writer" in caplog.text
         assert journal.writer.process_id not in (None, pid)
         assert await action_seqs(engine) == {t: [1] for t in ids}
+        await journal.record(discard_record(ids[0], 2))  # and the table goes on
+        assert (await action_seqs(engine))[ids[0]] == [1, 2]
+
+
+@pytest.mark.asyncio
+async def test_a_write_committed_by_a_writer_that_died_before_answering_is_not_made_twice(tmp_path: Path) -> None:
+    """The writer committed a batch and was killed before it could answer: the next writer finds
+    those writes stored and answers them done, rather than failing them as duplicates (which would
+    leave the table refusing every later action). Here the test commits the row itself, as the dead
+    writer would have."""
+    async with journal_on("sqlite", tmp_path) as (journal, engine):
+        ids = await created_tables(journal, 2)
+        pid = journal.writer.process_id
+        assert pid is not None
+        os.kill(pid, signal.SIGSTOP)
+        stored, unstored = (asyncio.ensure_future(journal.record(discard_record(t, 1))) for t in ids)
+        chat = asyncio.ensure_future(journal.chat(ids[0], {"seat": 1, "name": "Ann", "text": "hi", "at": 9_000}))
+        await asyncio.sleep(0.05)
+        plain = sqlite3.connect(tmp_path / "sparrow.db")
+        with plain:
+            plain.execute(
+                "INSERT INTO actions (game_id, seq, seat, action, events, at) VALUES (?, 1, 1, ?, '[]', ?)",
+                (ids[0], json.dumps(DISCARD), "1970-01-01 00:33:21.000000"),
+            )
+            plain.execute(
+                "INSERT INTO chat (game_id, seat, name, text, at) VALUES (?, 1, 'Ann', 'hi', ?)",
+                (ids[0], "1970-01-01 00:00:09.000000"),
+            )
+        plain.close()
+        os.kill(pid, signal.SIGKILL)
+        assert await asyncio.gather(stored, unstored, chat) == [None, None, None]
+        assert await action_seqs(engine) == {ids[0]: [1], ids[1]: [1]}
+        async with make_sessions(engine)() as session:
+            assert len((await session.scalars(select(ChatRow))).all()) == 1
+
+
+def poisoned_write(connection: Connection, writes: Sequence[object]) -> None:
+    """The journal's write function, except that action 666 kills the process writing it."""
+    if any(isinstance(w, Record) and w.version == 666 for w in writes):
+        os._exit(3)
+    sql_journal._write(connection, writes)  # type: ignore[arg-type]
+
+
+@pytest.mark.asyncio
+async def test_a_write_that_kills_two_writers_fails_and_the_next_write_is_made(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with journal_on("sqlite", tmp_path) as (journal, engine):
+        (table,) = await created_tables(journal, 1)
+        await journal.close()
+        writer: GroupWriter[object] = GroupWriter(engine, poisoned_write, landed=sql_journal._landed)
+        journal.writer = writer  # type: ignore[assignment]
+        with caplog.at_level(logging.ERROR, logger="sparrow.store"):
+            with pytest.raises(WriterError, match="stopped before this was written"):
+                await journal.record(discard_record(table, 666))
+        assert caplog.text.count("exited with status 3") == 2
+        assert "the journal's writer stopped; 1 write(s) failed" in caplog.text
+        await journal.record(discard_record(table, 1))
+        await writer.close()
+        assert await action_seqs(engine) == {table: [1]}
 
 
 @pytest.mark.asyncio

@@ -91,7 +91,9 @@ async def test_a_stored_finished_game_replays_to_the_same_final_scores(backend: 
         engine = make_engine(url)
         try:
             await upgrade(engine)
-            actor = await Kit(SqlJournal(engine)).finished_game()
+            journal = SqlJournal(engine)
+            actor = await Kit(journal).finished_game()
+            await journal.close()
             assert actor.status == "over" and actor.game is not None
             async with make_sessions(engine)() as session:
                 game = await session.get(GameRow, actor.id)
@@ -122,11 +124,13 @@ async def test_leaderboard_counts_games_totals_and_averages(backend: str, tmp_pa
         engine = make_engine(url)
         try:
             await upgrade(engine)
-            kit = Kit(SqlJournal(engine))
+            journal = SqlJournal(engine)
+            kit = Kit(journal)
             finals = []
             for seed in (1, 2):
                 actor = await kit.finished_game(seed=seed)
                 finals.append(actor.game.scores[0] - 2000)  # type: ignore[union-attr]
+            await journal.close()
             async with make_sessions(engine)() as session:
                 board = await leaderboard(session)
             ann = next(row for row in board if row.name == "Ann")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+
 import pytest
 from tablekit import Client, Kit
 
@@ -166,3 +168,15 @@ async def test_a_table_survives_an_internal_error_and_plays_on() -> None:
     await kit.settle(actor)
     c.pump()
     assert c.answers[request]["t"] == "ack" and actor.game.version == 1
+
+
+async def test_table_ids_never_look_like_a_command_line_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game id is typed on command lines (`sparrow export ID`), where one starting with "-" would be
+    taken for an option. The random source is made to offer such an id first."""
+    offered = iter(["-Xb3kq9Zr2aP", "Xb3kq9Zr2aPq"])
+    real = secrets.token_urlsafe
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda n: next(offered) if n == 9 else real(n))
+    kit = Kit()
+    created = await kit.lobby.create({"name": "Dash", "player": "Ann"}, seed=1)
+    assert created["table"] == "Xb3kq9Zr2aPq"
+    await kit.lobby.close()
