@@ -155,9 +155,7 @@ def _portable(exc: BaseException) -> BaseException:
     try:
         pickle.loads(pickle.dumps(exc))
     except Exception:
-        failed = WriteFailed(f"{exc.__class__.__name__}: {exc}")
-        return failed
-    exc.__traceback__ = None
+        return WriteFailed(f"{exc.__class__.__name__}: {exc}")
     return exc
 
 

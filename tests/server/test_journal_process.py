@@ -25,11 +25,19 @@ from sqlalchemy import Connection, select
 from sqlalchemy.exc import OperationalError
 
 from server.store import journal as sql_journal
+from server.store.journal import SqlJournal
 from server.store.models import ChatRow
 from server.store.session import make_engine, make_sessions, sqlite_file_engine
 from server.store.writer import GroupWriter, WriterError
 from server.store.writer_child import commit
 from server.tables.journal import Record
+
+
+def writer_pid(journal: SqlJournal) -> int:
+    """The id of the journal's running writer process (it starts with the first write)."""
+    pid = journal.writer.process_id
+    assert pid is not None
+    return pid
 
 
 async def _ended(pid: int) -> bool:
@@ -66,8 +74,7 @@ async def test_the_writes_a_killed_writer_held_are_made_by_the_next_one(
 ) -> None:
     async with journal_on("sqlite", tmp_path) as (journal, engine):
         ids = await created_tables(journal, 5)
-        pid = journal.writer.process_id
-        assert pid is not None
+        pid = writer_pid(journal)
         os.kill(pid, signal.SIGSTOP)  # the writes reach its pipe but are never answered
         with caplog.at_level(logging.WARNING, logger="sparrow.store"):
             writes = [asyncio.ensure_future(journal.record(discard_record(t, 1))) for t in ids]
@@ -91,8 +98,7 @@ async def test_a_write_committed_by_a_writer_that_died_before_answering_is_not_m
     writer would have."""
     async with journal_on("sqlite", tmp_path) as (journal, engine):
         ids = await created_tables(journal, 2)
-        pid = journal.writer.process_id
-        assert pid is not None
+        pid = writer_pid(journal)
         os.kill(pid, signal.SIGSTOP)
         stored, unstored = (asyncio.ensure_future(journal.record(discard_record(t, 1))) for t in ids)
         chat = asyncio.ensure_future(journal.chat(ids[0], {"seat": 1, "name": "Ann", "text": "hi", "at": 9_000}))
@@ -147,8 +153,7 @@ async def test_a_writer_that_died_while_idle_is_replaced_by_the_next_write(
 ) -> None:
     async with journal_on("sqlite", tmp_path) as (journal, engine):
         (table,) = await created_tables(journal, 1)
-        pid = journal.writer.process_id
-        assert pid is not None
+        pid = writer_pid(journal)
         with caplog.at_level(logging.ERROR, logger="sparrow.store"):
             os.kill(pid, signal.SIGKILL)
             assert await _ended(pid)
@@ -164,8 +169,7 @@ async def test_ctrl_c_is_for_the_server_not_its_writer(tmp_path: Path) -> None:
     closes the journal, so the server's last writes are still made."""
     async with journal_on("sqlite", tmp_path) as (journal, engine):
         (table,) = await created_tables(journal, 1)
-        pid = journal.writer.process_id
-        assert pid is not None
+        pid = writer_pid(journal)
         os.kill(pid, signal.SIGINT)
         await asyncio.sleep(0.1)
         await journal.record(discard_record(table, 1))
