@@ -121,6 +121,9 @@ class Deal:
         self.missed_win: list[bool] = [False] * 4  # passed a win since the last live-wall draw (R6.7)
         self.result: DealResult | None = None
         self.pao: dict[int, tuple[int, str]] = {}  # seat → (seat whose discard makes it pay alone, "dragons" | "winds")
+        # The last turn's actions, keyed by everything they depend on: a live table asks for them
+        # several times per action (validating it, each seat's view, a timer), and each asks `is_win`.
+        self._turn_cache: tuple[tuple[object, ...], tuple[Action, ...]] | None = None
 
     # ----------------------------------------------------------------- deal
     @classmethod
@@ -212,6 +215,15 @@ class Deal:
 
     def _turn_actions(self, seat: int) -> list[Action]:
         hand = self.hands[seat]
+        key = (seat, *hand, self.must_discard, self.wall.dead_count > 0, self.drawn, *self.melds[seat])
+        cached = self._turn_cache
+        if cached is not None and cached[0] == key:
+            return list(cached[1])
+        actions = self._find_turn_actions(seat, hand)
+        self._turn_cache = (key, tuple(actions))
+        return actions
+
+    def _find_turn_actions(self, seat: int, hand: list[int]) -> list[Action]:
         discards = [_DISCARDS[k] for k in range(34) if hand[k]]
         if self.must_discard:  # after a pung or chow claim: discard, nothing else (R6.1)
             return discards

@@ -10,6 +10,7 @@ them answered an open window (R12.2). A view changes for a seat only when someth
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypeVar
 
 from game.actions import Action
 from game.deal import Deal, DealPhase
@@ -17,6 +18,8 @@ from game.game import Game, GamePhase
 from game.notation import format_tiles
 
 __all__ = ["ViewCache", "view", "views"]
+
+_T = TypeVar("_T")
 
 
 class ViewCache:
@@ -29,7 +32,7 @@ class ViewCache:
     treat every view built with a cache as read-only.
     """
 
-    __slots__ = ("_deal", "_seats", "_discards", "_discards_key", "_actions", "_result", "_result_key")
+    __slots__ = ("_deal", "_seats", "_discards", "_discards_key", "_actions", "_result", "_result_key", "_small")
 
     def __init__(self) -> None:
         self._reset(None)
@@ -42,6 +45,17 @@ class ViewCache:
         self._actions: dict[int, tuple[list[Action], list[dict[str, object]]]] = {}
         self._result: dict[str, object] | None = None
         self._result_key: tuple[object, object] = (None, None)
+        self._small: dict[object, object] = {}  # small parts (the wall, each seat's turn, …) by name
+
+    def same(self, name: object, fresh: _T) -> _T:
+        """``fresh``, or the part last handed out under ``name`` if it is equal: a diff then passes over
+        it by identity instead of walking it again for every seat.
+        """
+        cached = self._small.get(name)
+        if cached is not None and cached == fresh:
+            return cached  # equal, so of the same type
+        self._small[name] = fresh
+        return fresh
 
     def _check(self, deal: Deal) -> None:
         if self._deal is not deal:
@@ -120,10 +134,10 @@ def views(
     public_seats = [parts.seat(game, deal, s, face_up) for s in range(4)]
     phase = game.phase.value
     number = game.deal_number if game.phase is GamePhase.DEAL else game.deal_number - 1
-    wall = {"live": deal.wall.live_count, "dead": deal.wall.dead_count}
+    wall = parts.same("wall", {"live": deal.wall.live_count, "dead": deal.wall.dead_count})
     discards = parts.discards(deal)
     result = parts.result(game)
-    ready = sorted(game.ready)
+    ready = parts.same("ready", sorted(game.ready))
     out: dict[int | None, dict[str, object]] = {}
     for seat in wanted:
         if seat is None or face_up:
@@ -139,7 +153,7 @@ def views(
             "seats": seat_list,
             "wall": wall,
             "discards": discards,
-            "turn": _turn_view(deal, seat),
+            "turn": parts.same(("turn", seat), _turn_view(deal, seat)),
             "result": result,
             "legal_actions": [] if seat is None else parts.actions(game, seat),
             "ready": ready,

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from game import ActionType, Game, GamePhase, Rules, Termination, replay
-from game.tiles import full_set
+from game.tiles import TILES, full_set
 
 RULESETS = [
     Rules(),
@@ -85,3 +85,40 @@ def test_a_whole_east_round_game_ends_with_an_outcome() -> None:
     outcome = game.outcome
     assert outcome is not None and outcome.deals == deals
     assert game.legal_actions(0) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32), rules=st.sampled_from(RULESETS), play=st.randoms(use_true_random=False))
+def test_legal_actions_asked_again_match_a_fresh_game(seed: int, rules: Rules, play: random.Random) -> None:
+    """A deal remembers its last turn's actions (asked for by every view of a live table): after each
+    action, what it answers, asked twice and with the first answer spoiled, is what a game replayed
+    to the same point, which has remembered nothing, answers (R5–R6).
+    """
+    game = Game(rules, seed=seed)
+    actions_so_far = []
+    while game.phase is GamePhase.DEAL:
+        seat = play.choice(game.to_act())
+        first = game.legal_actions(seat)
+        first.clear()  # a caller that changes its list must not change the next answer
+        again = game.legal_actions(seat)
+        fresh = replay(rules, seed, actions_so_far).legal_actions(seat)
+        assert again == fresh
+        action = play.choice(again)
+        game.apply(seat, action)
+        actions_so_far.append((seat, action))
+
+
+def test_legal_actions_follow_the_hand_not_a_remembered_answer() -> None:
+    """The discards offered are the tiles held now (R5.1), even when nothing else about the turn
+    changed since the seat was last asked.
+    """
+    game = Game(Rules(), seed=7)
+    deal = game.deal
+    seat = deal.current
+    before = {a.tile for a in game.legal_actions(seat) if a.type is ActionType.DISCARD}
+    hand = deal.hands[seat]
+    gone = next(k for k in range(34) if hand[k] == 1 and (deal.drawn is None or k != deal.drawn))
+    new = next(k for k in range(34) if hand[k] == 0)
+    hand[gone], hand[new] = 0, 1
+    after = {a.tile for a in game.legal_actions(seat) if a.type is ActionType.DISCARD}
+    assert after == (before - {TILES[gone]}) | {TILES[new]}
