@@ -27,6 +27,8 @@ class TableState:
         self._settings_json = (actor.settings.ruleset.to_json(), actor.settings.timers.to_json())
         self._public: dict[str, object] | None = None
         self._views = ViewCache()  # the game parts that did not change are handed out again
+        self._clock: dict[str, object] = {}
+        self._chat: list[dict[str, object]] = []
 
     def document(self, seat: int | None) -> dict[str, object]:
         """Everything ``seat`` (or a spectator, ``None``) may see of the table now."""
@@ -45,7 +47,12 @@ class TableState:
             "kind": actor.deadline_kind,
             "deadline": None if actor.deadline is None else int(actor.deadline * 1000),
         }
-        chat = list(actor.chat)
+        if clock == self._clock:  # the same object while equal: diffs pass over it by identity
+            clock = self._clock
+        self._clock = clock
+        chat = self._chat
+        if len(chat) != len(actor.chat) or (chat and chat[-1] is not actor.chat[-1]):  # a line was added
+            chat = self._chat = list(actor.chat)
         return {
             seat: {"seat": seat, "table": table, "game": games.get(seat), "clock": clock, "chat": chat}
             for seat in wanted
