@@ -42,7 +42,7 @@ class TableState:
         if actor.game is not None:
             games = views(actor.game, wanted, self._views)
         table = self.public()
-        clock = {
+        clock: dict[str, object] = {
             "window": actor.window,
             "kind": actor.deadline_kind,
             "deadline": None if actor.deadline is None else int(actor.deadline * 1000),
