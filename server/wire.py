@@ -10,7 +10,9 @@ extension ``sparrow.wire``, two shortcuts:
 
 - `write_now` frames a text message and hands it to the transport at once, without awaiting, when
   the transport is taking data (not paused for a full buffer); otherwise it declines and the caller
-  queues the frame for its writer task, which waits for the transport as before;
+  queues the frame for its writer task, which waits for the transport as before. It frames the text
+  itself (compressed with the connection's permessage-deflate context when one was negotiated), the
+  same bytes websockets would write, at a fraction of the cost (`_text_frame`);
 - `listen` hands every later text message to a callback as it arrives, in order, instead of
   queueing it for ``receive()``. Everything else (binary messages, close, disconnect) still reaches
   the app through ``receive()``.
@@ -20,12 +22,17 @@ Everything else is uvicorn's. An app served some other way finds no extension an
 
 from __future__ import annotations
 
+import struct
+import zlib
 from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
+from websockets.extensions import Extension
+from websockets.extensions.permessage_deflate import PerMessageDeflate
 from websockets.frames import Frame
+from websockets.protocol import State
 
 __all__ = ["EXTENSION", "UVICORN_OPTIONS", "WireProtocol"]
 
@@ -59,11 +66,19 @@ class WireProtocol(WebSocketsSansIOProtocol):
             or self.transport.is_closing()
         ):
             return False
-        try:
-            self.conn.send_text(text.encode())
-        except InvalidState:  # the client's close frame has arrived
+        conn = self.conn
+        if conn.state is not State.OPEN:  # the client's close frame has arrived
             return False
-        self.transport.write(b"".join(self.conn.data_to_send()))
+        data = _text_frame(text.encode(), conn.extensions)
+        if data is None:  # an extension this does not frame for itself: websockets frames it
+            try:
+                conn.send_text(text.encode())
+            except InvalidState:
+                return False
+            self.transport.write(b"".join(conn.data_to_send()))
+            return True
+        pending = conn.data_to_send()  # nothing, unless the protocol has queued a frame of its own
+        self.transport.write(b"".join([*pending, data]) if pending else data)
         return True
 
     # ------------------------------------------------------------------- in
@@ -96,6 +111,33 @@ class WireProtocol(WebSocketsSansIOProtocol):
             super().handle_text(event)  # uvicorn closes with 1007
             return
         listener(text)
+
+
+def _text_frame(payload: bytes, extensions: list[Extension]) -> bytes | None:
+    """One final, unmasked text frame of ``payload``, as websockets' ``send_text`` would write it,
+    compressed when permessage-deflate was negotiated with context takeover; None for any other
+    extension. It costs a fraction of websockets' way (a `Frame` object, its check, a new `Frame` from
+    the extension, a `BytesIO`), which a server pays on every frame it sends: four per action.
+    """
+    head = 0x81  # FIN, text
+    if extensions:
+        deflate = extensions[0]
+        if len(extensions) != 1 or type(deflate) is not PerMessageDeflate or deflate.local_no_context_takeover:
+            return None
+        encoder = deflate.encoder
+        payload = encoder.compress(payload) + encoder.flush(zlib.Z_SYNC_FLUSH)
+        payload = payload[:-4]  # the flush's empty block, 00 00 ff ff, is left off (RFC 7692 7.2.1)
+        head |= 0x40  # RSV1: compressed
+    size = len(payload)
+    if size < 126:
+        return bytes((head, size)) + payload
+    if size < 65536:
+        return _SIZE16.pack(head, 126, size) + payload
+    return _SIZE64.pack(head, 127, size) + payload
+
+
+_SIZE16 = struct.Struct("!BBH")
+_SIZE64 = struct.Struct("!BBQ")
 
 
 # How `sparrow serve` (and the tests' live servers) run uvicorn.

@@ -11,8 +11,10 @@ import pytest
 import uvicorn
 from livekit import LiveServer
 from uvicorn.server import ServerState
+from websockets.extensions.permessage_deflate import PerMessageDeflate
 from websockets.frames import Frame, Opcode
 from websockets.protocol import State
+from websockets.streams import StreamReader
 
 from server.app import create_app
 from server.lobby import Lobby
@@ -110,3 +112,40 @@ async def test_a_live_server_sends_and_reads_every_seat_through_the_wire() -> No
         other = clients[1]
         await other.wait_for(lambda: [line["text"] for line in other.state["chat"]] == ["hello"], "the chat line")
         assert all(conn.queue.empty() for conn in table.connections)
+
+
+async def test_write_now_compresses_as_websockets_would_and_a_client_reads_every_message() -> None:
+    wire, transport = _wire()
+    _open(wire)
+    # permessage-deflate as negotiated with a browser: context kept from message to message
+    wire.conn.extensions = [PerMessageDeflate(False, False, 15, 15, {"memLevel": 5})]
+    reference = PerMessageDeflate(False, False, 15, 15, {"memLevel": 5})  # websockets' own framing, in step
+    client = PerMessageDeflate(False, False, 15, 15)  # the client's side of the same connection
+    texts = ['{"t":"diff","d":{"seq":1}}', '{"t":"diff","d":{"seq":2}}', "é" * 200, "x" * 70_000]
+    for text in texts:
+        assert wire.write_now(text)
+        assert transport.written[-1] == Frame(Opcode.TEXT, text.encode()).serialize(mask=False, extensions=[reference])
+    reader = StreamReader()
+    for data in transport.written:
+        reader.feed_data(data)
+    reader.feed_eof()
+    read = []
+    for _ in texts:
+        parser = Frame.parse(reader.read_exact, mask=False, extensions=[client])
+        try:
+            next(parser)
+        except StopIteration as done:
+            frame = done.value
+        assert frame.fin and frame.opcode is Opcode.TEXT
+        read.append(bytes(frame.data).decode())
+    assert read == texts
+    assert len(transport.written[1]) < len(transport.written[0])  # the second diff leans on the first
+
+
+async def test_write_now_leaves_other_extensions_to_websockets() -> None:
+    wire, transport = _wire()
+    _open(wire)
+    wire.conn.extensions = [PerMessageDeflate(False, True, 15, 15)]  # a fresh context per message
+    assert wire.write_now("hello")
+    fresh = PerMessageDeflate(False, True, 15, 15)
+    assert transport.written == [Frame(Opcode.TEXT, b"hello").serialize(mask=False, extensions=[fresh])]
