@@ -23,9 +23,9 @@ What holds:
   `WriterError`.
 
 On a SQLite file the writer is a process of its own (server/store/writer_child.py): the server sends
-it each write as it is submitted, and it commits whatever has arrived as one batch as soon as it
-has committed the last, then answers. In the
-server's process a writer shared the interpreter lock with the event loop, and every table whose
+it the writes submitted in each turn of its event loop as that turn ends (one frame for them all),
+and it commits whatever has arrived as one batch as soon as it has committed the last, then
+answers. In the server's process a writer shared the interpreter lock with the event loop, and every table whose
 write was in a batch waited for the lock (docs/benchmarks.md). A write already sent is written
 even if its caller gives up meanwhile. If the process dies, a new one takes the writes it had not
 answered, and makes each unless ``landed`` finds it stored (committed just before that death); a
@@ -101,6 +101,7 @@ class GroupWriter(Generic[T]):
             if landed is not None:
                 _reference(landed)
         self._child: _Child[T] | None = None
+        self._outbox: list[Waiting[T]] = []  # submitted in this turn of the loop, for the process
 
     @property
     def process_id(self) -> int | None:
@@ -121,7 +122,7 @@ class GroupWriter(Generic[T]):
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
         if self._file is not None:
-            self._send(item, done)  # now: the process commits what has arrived whenever it is free
+            self._post(item, done)
             await done
             return
         self._waiting.append((item, done))
@@ -133,6 +134,7 @@ class GroupWriter(Generic[T]):
     async def close(self) -> None:
         """Refuse new writes, and return once every write already submitted is committed (or failed)."""
         self._closed = True
+        self._flush()
         task = self._task
         if task is not None and not task.done():
             await asyncio.wait({task})
@@ -176,19 +178,44 @@ class GroupWriter(Generic[T]):
                 raise  # cancelled, or the process is going down
 
     # ------------------------------------------------------- SQLite: the process
+    def _post(self, item: T, done: asyncio.Future[None]) -> None:
+        """Send ``item`` to the writer process with every other write submitted in this turn of the
+        event loop: one frame and one pipe write for them all, sent as the turn ends.
+        """
+        self._outbox.append((item, done))
+        if len(self._outbox) == 1:
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        writes = [(item, done) for item, done in self._outbox if not done.cancelled()]
+        self._outbox.clear()
+        if not writes:
+            return
+        try:
+            data = frame((False, [item for item, _ in writes]))
+        except Exception:  # one of them cannot cross to the process: each alone, to fail only that one
+            for item, done in writes:
+                self._send(item, done)
+            return
+        self._running_child().send(data, [(item, done, False) for item, done in writes])
+
     def _send(self, item: T, done: asyncio.Future[None], check: bool = False) -> None:
-        """Hand ``item`` to the writer process, starting one if none runs; ``check``: it was sent to
-        one that died before answering, so the process first looks whether it is in the database."""
+        """Hand ``item`` to the writer process now; ``check``: it was sent to one that died before
+        answering, so the process first looks whether it is in the database."""
         try:
             data = frame((check, [item]))
         except Exception as exc:  # it cannot cross to the process
             done.set_exception(WriterError(f"this cannot be written: {exc!r}"))
             return
+        self._running_child().send(data, [(item, done, check)])
+
+    def _running_child(self) -> _Child[T]:
+        """The writer process, started if none runs."""
         child = self._child
         if child is None or child.ended:
             assert self._file is not None
             child = self._child = _Child(self, self._file)
-        child.send(data, item, done, check)
+        return child
 
     def _told(self, outcome: Outcome, batch: list[asyncio.Future[None]]) -> None:
         """The writer process's ``outcome`` for the writes whose callers are ``batch``."""
@@ -323,9 +350,9 @@ class _Child(asyncio.SubprocessProtocol, Generic[T]):
         self.gone: asyncio.Future[None] = loop.create_future()  # done once it has ended
         self.starting = loop.create_task(self._start(url), name="sparrow-journal-writer")
 
-    def send(self, data: bytes, item: T, caller: asyncio.Future[None], checked: bool) -> None:
-        """Send ``data``, the frame of ``caller``'s write ``item`` (``checked``: sent again)."""
-        self.unanswered.append((item, caller, checked))
+    def send(self, data: bytes, writes: list[tuple[T, asyncio.Future[None], bool]]) -> None:
+        """Send ``data``, the frame of ``writes``: each a write, its caller, and whether it is sent again."""
+        self.unanswered.extend(writes)
         if self.stdin is None:
             self.unsent.append(data)
         else:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -281,3 +282,19 @@ def test_the_writer_ends_when_the_server_dies(tmp_path: Path) -> None:
     else:
         os.kill(pid, signal.SIGKILL)
         pytest.fail(f"the writer process {pid} outlived its server")
+
+
+@pytest.mark.asyncio
+async def test_writes_made_together_go_together_and_one_that_cannot_be_sent_fails_alone(tmp_path: Path) -> None:
+    async with journal_on("sqlite", tmp_path) as (journal, engine):
+        tables = await created_tables(journal, 3)
+        records = [discard_record(table, 1) for table in tables]
+        records[1] = dataclasses.replace(records[1], events=[{"type": "note", "why": lambda: None}])  # no pickle
+        results = await asyncio.gather(*(journal.record(r) for r in records), return_exceptions=True)
+        assert results[0] is None and results[2] is None
+        assert isinstance(results[1], WriterError) and "cannot be written" in str(results[1])
+        assert await action_seqs(engine) == {tables[0]: [1], tables[2]: [1]}
+        commits = journal.writer.commits
+        await asyncio.gather(*(journal.record(discard_record(t, 2)) for t in tables))
+        assert journal.writer.commits == commits + 1  # submitted in one turn: one frame, one batch, one commit
+        assert await action_seqs(engine) == {tables[0]: [1, 2], tables[1]: [2], tables[2]: [1, 2]}
