@@ -63,6 +63,9 @@ def run(args: argparse.Namespace) -> int:
         finally:
             collector.cancel()
 
-    with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
-        runner.run(main())
+    try:
+        with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
+            runner.run(main())
+    except KeyboardInterrupt:  # Ctrl+C: uvicorn has shut down (journal closed) and passed the signal on
+        pass
     return 0

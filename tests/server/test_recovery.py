@@ -176,3 +176,21 @@ async def test_sigterm_closes_sockets_with_1012_and_keeps_every_acknowledged_act
         assert [_comparable(c.state) for c in again] == before
         for c in again:
             await c.close()
+
+
+async def test_ctrl_c_stops_the_server_quietly_after_keeping_every_acknowledged_action(
+    backend: str, tmp_path: Path
+) -> None:
+    async with served(backend, tmp_path) as server:
+        table, tokens = await _seat_four(server)
+        clients = await _connect(server, table, tokens)
+        await _play(clients, 4)
+        before = [_comparable(c.state) for c in clients]
+        assert server.signal(signal.SIGINT) == 0
+        assert "Traceback" not in (tmp_path / "server.log").read_text()  # a stop asked for is not a crash
+        assert [await c.closed() for c in clients] == [1012] * 4
+        await server.start()
+        again = await _connect(server, table, tokens)
+        assert [_comparable(c.state) for c in again] == before
+        for c in again:
+            await c.close()
