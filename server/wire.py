@@ -69,15 +69,15 @@ class WireProtocol(WebSocketsSansIOProtocol):
         conn = self.conn
         if conn.state is not State.OPEN:  # the client's close frame has arrived
             return False
-        data = _text_frame(text.encode(), conn.extensions)
+        payload = text.encode()
+        data = _text_frame(payload, conn.extensions)
         if data is None:  # an extension this does not frame for itself: websockets frames it
             try:
-                conn.send_text(text.encode())
+                conn.send_text(payload)
             except InvalidState:
                 return False
-            self.transport.write(b"".join(conn.data_to_send()))
-            return True
-        pending = conn.data_to_send()  # nothing, unless the protocol has queued a frame of its own
+            data = b""
+        pending = conn.data_to_send()  # websockets' frame, or a frame the protocol queued of its own
         self.transport.write(b"".join([*pending, data]) if pending else data)
         return True
 

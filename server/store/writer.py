@@ -25,8 +25,8 @@ What holds:
 On a SQLite file the writer is a process of its own (server/store/writer_child.py): the server sends
 it the writes submitted in each turn of its event loop as that turn ends (one frame for them all),
 and it commits whatever has arrived as one batch as soon as it has committed the last, then
-answers. In the server's process a writer shared the interpreter lock with the event loop, and every table whose
-write was in a batch waited for the lock (docs/benchmarks.md). A write already sent is written
+answers. In the server's process a writer shared the interpreter lock with the event loop, and
+every table whose write was in a batch waited for the lock (docs/benchmarks.md). A write already sent is written
 even if its caller gives up meanwhile. If the process dies, a new one takes the writes it had not
 answered, and makes each unless ``landed`` finds it stored (committed just before that death); a
 write that a second process dies on too fails with `WriterError`. Any other database is written

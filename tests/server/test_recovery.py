@@ -161,32 +161,22 @@ async def test_sigkill_mid_hand_then_restart_restores_every_seat_exactly(backend
             await c.close()
 
 
-async def test_sigterm_closes_sockets_with_1012_and_keeps_every_acknowledged_action(
-    backend: str, tmp_path: Path
+@pytest.mark.parametrize(
+    ("stop", "statuses"),
+    [
+        (signal.SIGTERM, (0, -signal.SIGTERM)),  # uvicorn re-raises SIGTERM once shut down
+        (signal.SIGINT, (0,)),  # Ctrl+C: a stop asked for, status 0
+    ],
+)
+async def test_sigterm_and_ctrl_c_close_sockets_with_1012_quietly_and_keep_every_acknowledged_action(
+    backend: str, tmp_path: Path, stop: signal.Signals, statuses: tuple[int, ...]
 ) -> None:
     async with served(backend, tmp_path) as server:
         table, tokens = await _seat_four(server)
         clients = await _connect(server, table, tokens)
         await _play(clients, 6)
         before = [_comparable(c.state) for c in clients]
-        assert server.signal(signal.SIGTERM) in (0, -signal.SIGTERM)  # uvicorn re-raises the signal once shut down
-        assert [await c.closed() for c in clients] == [1012] * 4
-        await server.start()
-        again = await _connect(server, table, tokens)
-        assert [_comparable(c.state) for c in again] == before
-        for c in again:
-            await c.close()
-
-
-async def test_ctrl_c_stops_the_server_quietly_after_keeping_every_acknowledged_action(
-    backend: str, tmp_path: Path
-) -> None:
-    async with served(backend, tmp_path) as server:
-        table, tokens = await _seat_four(server)
-        clients = await _connect(server, table, tokens)
-        await _play(clients, 4)
-        before = [_comparable(c.state) for c in clients]
-        assert server.signal(signal.SIGINT) == 0
+        assert server.signal(stop) in statuses
         assert "Traceback" not in (tmp_path / "server.log").read_text()  # a stop asked for is not a crash
         assert [await c.closed() for c in clients] == [1012] * 4
         await server.start()
