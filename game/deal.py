@@ -31,6 +31,13 @@ _PUNG = Action(ActionType.PUNG)
 _KONG = Action(ActionType.KONG)
 _DISCARDS = tuple(Action(ActionType.DISCARD, t) for t in TILES[:34])
 _KONGS = tuple(Action(ActionType.KONG, t) for t in TILES[:34])
+# Every chow claim, by the two tiles it takes from the hand (same suit, ranks a < b within 2).
+_CHOWS = {
+    (a, b): Action(ActionType.CHOW, tiles=(TILES[a], TILES[b]))
+    for a in range(27)
+    for b in range(a + 1, a - a % 9 + 9)
+    if b - a <= 2
+}
 
 
 class DealPhase(StrEnum):
@@ -394,9 +401,9 @@ class Deal:
         for start in (rank - 2, rank - 1, rank):
             if start < 0 or start + 2 > 8:
                 continue
-            others = [base + r for r in (start, start + 1, start + 2) if r != rank]
-            if all(hand[t] for t in others):
-                found.append(Action(ActionType.CHOW, tiles=(TILES[others[0]], TILES[others[1]])))
+            a, b = (base + r for r in (start, start + 1, start + 2) if r != rank)
+            if hand[a] and hand[b]:
+                found.append(_CHOWS[a, b])
         return found
 
     # ------------------------------------------------------------ windows
