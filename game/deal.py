@@ -18,7 +18,7 @@ from game.hand import is_win
 from game.melds import Meld, MeldKind
 from game.notation import format_tiles
 from game.rules import Rules
-from game.tiles import NUM_KINDS, TILES, Tile
+from game.tiles import NUM_KINDS, TILES, WINDS, Tile
 from game.wall import Wall
 
 __all__ = ["Deal", "DealPhase", "DealResult", "Discard", "Event", "Termination"]
@@ -171,8 +171,7 @@ class Deal:
 
     # ------------------------------------------------------------ queries
     def _tiles_of(self, seat: int) -> list[Tile]:
-        hand = self.hands[seat]
-        return [TILES[k] for k in range(NUM_KINDS) for _ in range(hand[k])]
+        return [tile for tile, n in zip(TILES, self.hands[seat], strict=True) if n for _ in range(n)]
 
     def concealed(self, seat: int) -> list[Tile]:
         """The seat's concealed tiles, sorted. Secret to other seats while the deal runs (R12.2)."""
@@ -188,7 +187,7 @@ class Deal:
 
     def seat_wind(self, seat: int) -> Tile:
         """The seat's wind in this deal (R2.5)."""
-        return TILES[Tile.EAST + (seat - self.dealer) % 4]
+        return WINDS[(seat - self.dealer) % 4]
 
     @property
     def over(self) -> bool:
@@ -209,7 +208,8 @@ class Deal:
         return self.rules.sacred_discard and (tile in self.sacred[seat] or self.missed_win[seat])
 
     def _has_exposed_pung(self, seat: int, tile: Tile) -> bool:
-        return any(m.kind is MeldKind.PUNG and m.tiles[0] == tile for m in self.melds[seat])
+        melds = self.melds[seat]  # (most often none: asked after every draw)
+        return bool(melds) and any(m.kind is MeldKind.PUNG and m.tiles[0] == tile for m in melds)
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Exactly the actions ``seat`` may take now (empty when it has nothing to do)."""
