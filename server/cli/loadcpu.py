@@ -9,7 +9,18 @@ import time
 
 import psutil  # type: ignore[import-untyped]  # no stubs in the pinned dependencies
 
-__all__ = ["Sampler", "listener", "process"]
+__all__ = ["Sampler", "listener", "process", "speed_probe"]
+
+
+def speed_probe() -> float:
+    """Seconds one core of this machine takes, now, for a fixed piece of pure-Python work: the probe
+    docs/benchmarks.md has timed before each load test since session 5, ``sum(i * i for i in
+    range(10**7))``. A virtual machine's cores run at different speeds from hour to hour; runs of the
+    load test compare fairly only at similar figures.
+    """
+    started = time.perf_counter()
+    sum(i * i for i in range(10**7))
+    return time.perf_counter() - started
 
 
 def listener(port: int) -> int | None:
@@ -42,6 +53,7 @@ class Sampler:
         self.recent: dict[str, float] = {k: 0.0 for k in self.procs}
         self.rss: dict[str, list[int]] = {k: [] for k in self.procs}
         self.busy0 = self.busy = self._busy()  # every process on the machine, in CPU seconds
+        self.steal0 = self.steal = self._steal()  # CPU seconds the hypervisor gave to other machines
         self.lags: list[float] = []  # this client's event-loop lag, seconds
         # The server's child processes (the SQLite journal's writer): their CPU seconds since the start.
         self.helpers = 0.0
@@ -53,6 +65,10 @@ class Sampler:
     def _busy() -> float:
         times = psutil.cpu_times()
         return float(sum(times) - times.idle - getattr(times, "iowait", 0.0))
+
+    @staticmethod
+    def _steal() -> float:
+        return float(getattr(psutil.cpu_times(), "steal", 0.0))  # (Linux only)
 
     async def watch_loop(self) -> None:
         """Record how late a 50 ms sleep wakes up: the client's own event-loop lag."""
@@ -89,6 +105,7 @@ class Sampler:
                 pass
         self._sample_helpers()
         self.busy = self._busy()
+        self.steal = self._steal()
         self.t = now
 
     def _sample_helpers(self) -> None:
@@ -112,6 +129,10 @@ class Sampler:
     def machine(self) -> float:
         """CPU use of the whole machine over the run, in percent of one core."""
         return 100 * (self.busy - self.busy0) / max(self.t - self.t0, 1e-9)
+
+    def stolen(self) -> float:
+        """CPU time the hypervisor gave to other virtual machines over the run, in percent of one core."""
+        return 100 * (self.steal - self.steal0) / max(self.t - self.t0, 1e-9)
 
     def average(self, key: str) -> float:
         """Average CPU of ``server`` or ``client`` over the run, in percent of one core."""

@@ -28,7 +28,7 @@ from websockets.exceptions import WebSocketException
 
 from server.cli.arguments import whole_number
 from server.cli.loadclient import HttpJson, LoadError, Player, Stats, Table, api_base
-from server.cli.loadcpu import Sampler, listener, process
+from server.cli.loadcpu import Sampler, listener, process, speed_probe
 from server.collector import tame
 
 __all__ = ["Options", "loadtest", "register"]
@@ -186,6 +186,7 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
         )
         # The client's own collector pauses would count as latency: the server's schedule keeps what
         # set-up built, and every socket's state, out of the collector's sight (server/collector.py).
+        probe = speed_probe()  # (the tables wait for the go)
         gc.collect()
         collector = asyncio.ensure_future(tame())
         sampler = Sampler(server, me)
@@ -217,7 +218,7 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
         watcher.cancel()
         collector.cancel()
         await _close_all(tables, seat_tasks)
-    return _report(options, stats, tables, setup_seconds, play_seconds, sampler, server, began)
+    return _report(options, stats, tables, setup_seconds, play_seconds, sampler, server, began, probe)
 
 
 def first_moves(tables: int, ramp: float) -> list[float]:
@@ -294,6 +295,7 @@ def _report(
     sampler: Sampler,
     server: psutil.Process | None,
     began: float,
+    probe: float,
 ) -> dict[str, Any]:
     seconds = max(play_seconds, 1e-9)
     mb = 1024 * 1024
@@ -355,6 +357,8 @@ def _report(
             "cores": psutil.cpu_count(),
             "cpu_percent": round(machine, 1),  # of one core; every process, this run's included
             "others_cpu_percent": round(max(0.0, machine - client_cpu - server_cpu - helpers_cpu), 1),
+            "steal_percent": round(sampler.stolen(), 1),  # of one core: the hypervisor's, for other machines
+            "probe_seconds": round(probe, 2),  # `speed_probe` just before play: lower is a faster core
         },
         "errors": {
             "refusals": sum(stats.refusals.values()),
@@ -402,8 +406,9 @@ def _print(report: dict[str, Any]) -> None:
     machine = report["machine"]
     t.add_row(
         f"machine CPU ({machine['cores']} cores)",
-        f"{machine['cpu_percent']} % (others {machine['others_cpu_percent']} %)",
+        f"{machine['cpu_percent']} % (others {machine['others_cpu_percent']} %, stolen {machine['steal_percent']} %)",
     )
+    t.add_row("machine speed probe (lower is faster)", f"{machine['probe_seconds']} s")
     t.add_row("refusals", f"{errors['refusals']} {errors['refusal_reasons'] or ''}")
     t.add_row(
         "disconnects / timeouts / resyncs", f"{errors['disconnects']} / {errors['timeouts']} / {errors['resyncs']}"

@@ -48,6 +48,8 @@ async def test_loadtest_plays_two_tables_and_reports_sane_figures(tmp_path: Path
     assert 0 < frames["median_diff_bytes"] < frames["snapshot_bytes_median"]
     assert 0 < frames["median_diff_wire_bytes"] < frames["median_diff_bytes"]  # deflated
     assert report["server"]["pid"] == os.getpid() and report["client"]["cpu_percent"] >= 0
+    machine = report["machine"]  # how fast this machine's cores were, for comparing runs
+    assert machine["probe_seconds"] > 0 and machine["steal_percent"] >= 0
     assert errors["disconnects"] == 0 and errors["timeouts"] == 0 and errors["resyncs"] == 0
 
 
