@@ -31,12 +31,12 @@ _PUNG = Action(ActionType.PUNG)
 _KONG = Action(ActionType.KONG)
 _DISCARDS = tuple(Action(ActionType.DISCARD, t) for t in TILES[:34])
 _KONGS = tuple(Action(ActionType.KONG, t) for t in TILES[:34])
-# Every chow claim, by the two tiles it takes from the hand (same suit, ranks a < b within 2).
+# Every chow claim, by the two tiles it takes from the hand: a, and a + 1 or a + 2 of the same suit.
 _CHOWS = {
     (a, b): Action(ActionType.CHOW, tiles=(TILES[a], TILES[b]))
     for a in range(27)
-    for b in range(a + 1, a - a % 9 + 9)
-    if b - a <= 2
+    for b in (a + 1, a + 2)
+    if b // 9 == a // 9
 }
 
 
@@ -208,8 +208,7 @@ class Deal:
         return self.rules.sacred_discard and (tile in self.sacred[seat] or self.missed_win[seat])
 
     def _has_exposed_pung(self, seat: int, tile: Tile) -> bool:
-        melds = self.melds[seat]  # (most often none: asked after every draw)
-        return bool(melds) and any(m.kind is MeldKind.PUNG and m.tiles[0] == tile for m in melds)
+        return any(m.kind is MeldKind.PUNG and m.tiles[0] == tile for m in self.melds[seat])
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Exactly the actions ``seat`` may take now (empty when it has nothing to do)."""
