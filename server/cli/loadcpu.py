@@ -42,7 +42,12 @@ def process(pid: int | None) -> psutil.Process | None:
 
 
 class Sampler:
-    """CPU (percent of one core) and RSS of the server and of this client, sampled once a second."""
+    """CPU (percent of one core) and RSS of the server and of this client, sampled once a second.
+
+    ``timeline`` keeps every sample's time and both processes' CPU seconds, so that a stretch of the
+    run can be told apart: on a virtual machine the same play may take half as much CPU again for
+    tens of seconds while the host is busy (docs/benchmarks.md, session 11).
+    """
 
     def __init__(self, server: psutil.Process | None, me: psutil.Process) -> None:
         self.procs = {"server": server, "client": me}
@@ -55,6 +60,7 @@ class Sampler:
         self.busy0 = self.busy = self._busy()  # every process on the machine, in CPU seconds
         self.steal0 = self.steal = self._steal()  # CPU seconds the hypervisor gave to other machines
         self.lags: list[float] = []  # this client's event-loop lag, seconds
+        self.timeline: list[tuple[float, float, float]] = [(self.t, self.start["server"], self.start["client"])]
         # The server's child processes (the SQLite journal's writer): their CPU seconds since the start.
         self.helpers = 0.0
         self._helpers: dict[int, float] = {}  # pid → its CPU seconds when last sampled
@@ -107,6 +113,18 @@ class Sampler:
         self.busy = self._busy()
         self.steal = self._steal()
         self.t = now
+        self.timeline.append((now, self.last["server"], self.last["client"]))
+
+    def between(self, start: float, end: float) -> tuple[float, float, float, float] | None:
+        """Over the samples taken from ``start`` to ``end`` (perf_counter): the first's and the last's
+        times, and the server's and the client's CPU seconds between them. None when they span less
+        than half a second.
+        """
+        inside = [s for s in self.timeline if start <= s[0] <= end]
+        if len(inside) < 2 or inside[-1][0] - inside[0][0] < 0.5:
+            return None
+        (t0, server0, client0), (t1, server1, client1) = inside[0], inside[-1]
+        return t0, t1, server1 - server0, client1 - client0
 
     def _sample_helpers(self) -> None:
         server = self.procs["server"]

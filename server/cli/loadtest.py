@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import gc
 import json
 import random
@@ -272,14 +273,42 @@ def _ms(seconds: list[float], *quantiles: float) -> dict[str, Any]:
     return out
 
 
-def windows(latencies: list[float], completed: list[float], began: float, width: float) -> list[dict[str, Any]]:
+def windows(
+    latencies: list[float], completed: list[float], began: float, width: float, sampler: Sampler | None = None
+) -> list[dict[str, Any]]:
     """The latencies by ``width``-second window of play (by when each intent was complete): a server
     that keeps up on average may still fall behind for a while, which the whole run's p99 hides.
+
+    With the ``sampler``, each window also says how much CPU the server and the client used in it,
+    and the server's CPU per intent completed: the play is the same from window to window, so when
+    that figure rises the machine has slowed down, not the code (docs/benchmarks.md, session 11).
     """
     groups: dict[int, list[float]] = {}
     for latency, at in zip(latencies, completed, strict=True):
         groups.setdefault(max(0, int((at - began) // width)), []).append(latency)
-    return [{"from_s": round(k * width), **_ms(v, 0.50, 0.99)} for k, v in sorted(groups.items())]
+    done = sorted(completed)
+    out = []
+    for k, v in sorted(groups.items()):
+        window = {"from_s": round(k * width), **_ms(v, 0.50, 0.99)}
+        span = None if sampler is None else sampler.between(began + k * width, began + (k + 1) * width)
+        if span is not None:
+            first, last, server, client = span
+            count = bisect.bisect_right(done, last) - bisect.bisect_right(done, first)
+            window["server_cpu_percent"] = round(100 * server / (last - first), 1)
+            window["client_cpu_percent"] = round(100 * client / (last - first), 1)
+            window["server_cpu_ms_per_intent"] = round(1000 * server / count, 3) if count else None
+        out.append(window)
+    return out
+
+
+def _steady_costs(spans: list[dict[str, Any]]) -> list[float]:
+    """The server's CPU per intent in the windows of full play (at least half the median window's
+    intents: not the ramp's start or the last tables' end, where fixed costs are shared by few)."""
+    counts = sorted(w["count"] for w in spans)
+    if not counts:
+        return []
+    enough = counts[len(counts) // 2] / 2
+    return [w["server_cpu_ms_per_intent"] for w in spans if w.get("server_cpu_ms_per_intent") and w["count"] >= enough]
 
 
 def _median(sizes: list[int]) -> int | None:
@@ -327,7 +356,7 @@ def _report(
         "tables_finished": sum(t.done.is_set() for t in tables),
         "intents": stats.intents,
         "latency_ms": _ms(stats.latencies, 0.50, 0.95, 0.99),  # intent sent → all four seats updated
-        "latency_windows": windows(stats.latencies, stats.completed, began, WINDOW),
+        "latency_windows": windows(stats.latencies, stats.completed, began, WINDOW, sampler if server else None),
         "answer_ms": _ms(stats.answers, 0.50, 0.99),  # every intent, sent → its ack
         "frames": {
             "received": stats.frames,
@@ -384,6 +413,12 @@ def _print(report: dict[str, Any]) -> None:
     p99s = [w["p99"] for w in report["latency_windows"] if w["p99"] is not None]
     if p99s:
         t.add_row(f"p99 per {WINDOW:g} s of play, best / worst", f"{min(p99s)} / {max(p99s)} ms ({len(p99s)} windows)")
+    costs = _steady_costs(report["latency_windows"])
+    if costs:
+        t.add_row(
+            "server CPU per intent, windows of full play",
+            f"{min(costs)} – {max(costs)} ms (the same play: a higher figure is a slower machine)",
+        )
     answer = report["answer_ms"]
     t.add_row("latency samples / acks p50, p99", f"{lat['count']:,} / {answer['p50']}, {answer['p99']} ms")
     t.add_row("frames received", f"{frames['received']:,} ({frames['per_second']:,} /s)")

@@ -9,12 +9,14 @@ import asyncio
 import os
 from pathlib import Path
 
+import psutil  # type: ignore[import-untyped]
 import pytest
 import uvicorn
 
 from server.app import create_app
 from server.cli import build_parser
-from server.cli.loadtest import Options, first_moves, loadtest, windows
+from server.cli.loadcpu import Sampler
+from server.cli.loadtest import Options, _steady_costs, first_moves, loadtest, windows
 from server.wire import UVICORN_OPTIONS
 
 
@@ -76,3 +78,21 @@ def test_latencies_are_grouped_by_window_of_play_when_complete() -> None:
     completed = [100.5, 104.0, 115.0, 131.0]  # seconds (perf_counter); play began at 100
     spans = windows(latencies, completed, 100.0, 10.0)
     assert [(w["from_s"], w["count"], w["max"]) for w in spans] == [(0, 2, 20.0), (10, 1, 300.0), (30, 1, 5.0)]
+
+
+def test_each_window_says_what_the_server_spent_per_intent_in_it() -> None:
+    # The same play cost more CPU while the machine was slow: the windows show which stretch it was.
+    sampler = Sampler(None, psutil.Process())
+    cpu = 0.0
+    sampler.timeline = []
+    for second in range(21):  # one sample a second from t=100; 0.6 s of CPU a second, then 0.9
+        sampler.timeline.append((100.0 + second, cpu, 0.5 * second))
+        cpu += 0.6 if second < 10 else 0.9
+    completed = [100.5 + i for i in range(20)]  # one intent a second
+    spans = windows([0.01] * 20, completed, 100.0, 10.0, sampler)
+    assert [w["server_cpu_percent"] for w in spans] == [60.0, 90.0]
+    assert [w["client_cpu_percent"] for w in spans] == [50.0, 50.0]
+    assert [w["server_cpu_ms_per_intent"] for w in spans] == [600.0, 900.0]
+    assert _steady_costs(spans) == [600.0, 900.0]
+    # Without samples (no server to watch) a window says nothing about CPU.
+    assert "server_cpu_percent" not in windows([0.01], [100.5], 100.0, 10.0)[0]
