@@ -302,12 +302,13 @@ def windows(
 
 
 def _steady_costs(spans: list[dict[str, Any]]) -> list[float]:
-    """The server's CPU per intent in the windows of full play (at least half the median window's
-    intents: not the ramp's start or the last tables' end, where fixed costs are shared by few)."""
+    """The server's CPU per intent in the windows of full play: those with at least four fifths of the
+    median window's intents, so not the last tables' end, where the tables' closing costs are shared
+    by few intents."""
     counts = sorted(w["count"] for w in spans)
     if not counts:
         return []
-    enough = counts[len(counts) // 2] / 2
+    enough = 0.8 * counts[len(counts) // 2]
     return [w["server_cpu_ms_per_intent"] for w in spans if w.get("server_cpu_ms_per_intent") and w["count"] >= enough]
 
 
@@ -417,7 +418,7 @@ def _print(report: dict[str, Any]) -> None:
     if costs:
         t.add_row(
             "server CPU per intent, windows of full play",
-            f"{min(costs)} – {max(costs)} ms (the same play: a higher figure is a slower machine)",
+            f"{min(costs)} – {max(costs)} ms (the load is the same: higher is a slower machine)",
         )
     answer = report["answer_ms"]
     t.add_row("latency samples / acks p50, p99", f"{lat['count']:,} / {answer['p50']}, {answer['p99']} ms")

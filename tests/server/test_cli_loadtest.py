@@ -85,14 +85,14 @@ def test_each_window_says_what_the_server_spent_per_intent_in_it() -> None:
     sampler = Sampler(None, psutil.Process())
     cpu = 0.0
     sampler.timeline = []
-    for second in range(21):  # one sample a second from t=100; 0.6 s of CPU a second, then 0.9
+    for second in range(31):  # one sample a second from t=100; 0.6 s of CPU a second, then 0.9
         sampler.timeline.append((100.0 + second, cpu, 0.5 * second))
         cpu += 0.6 if second < 10 else 0.9
-    completed = [100.5 + i for i in range(20)]  # one intent a second
-    spans = windows([0.01] * 20, completed, 100.0, 10.0, sampler)
-    assert [w["server_cpu_percent"] for w in spans] == [60.0, 90.0]
-    assert [w["client_cpu_percent"] for w in spans] == [50.0, 50.0]
-    assert [w["server_cpu_ms_per_intent"] for w in spans] == [600.0, 900.0]
-    assert _steady_costs(spans) == [600.0, 900.0]
+    completed = [100.5 + i for i in range(20)] + [120.5, 121.5, 122.5]  # one intent a second, then the end
+    spans = windows([0.01] * len(completed), completed, 100.0, 10.0, sampler)
+    assert [w["server_cpu_percent"] for w in spans] == [60.0, 90.0, 90.0]
+    assert [w["client_cpu_percent"] for w in spans] == [50.0, 50.0, 50.0]
+    assert [w["server_cpu_ms_per_intent"] for w in spans] == [600.0, 900.0, 3000.0]
+    assert _steady_costs(spans) == [600.0, 900.0]  # the last tables' end is not full play
     # Without samples (no server to watch) a window says nothing about CPU.
     assert "server_cpu_percent" not in windows([0.01], [100.5], 100.0, 10.0)[0]
