@@ -47,9 +47,10 @@ class Rules:
             if allowed is bool:
                 if not isinstance(value, bool):
                     raise OptionError(f"option {name!r} takes true or false, not {value!r}")
-            elif allowed is int:
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise OptionError(f"option {name!r} takes a whole number, not {value!r}")
+            elif isinstance(allowed, range):
+                if isinstance(value, bool) or not isinstance(value, int) or value not in allowed:
+                    low, high = allowed.start, allowed.stop - 1
+                    raise OptionError(f"option {name!r} takes a whole number from {low:,} to {high:,}, not {value!r}")
             elif isinstance(allowed, tuple) and (value not in allowed or isinstance(value, bool)):
                 choices = ", ".join(repr(v) for v in allowed)
                 raise OptionError(f"option {name!r} takes one of {choices}, not {value!r}")
@@ -81,11 +82,15 @@ class Rules:
         return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
 
 
-_ALLOWED: dict[str, type | tuple[object, ...]] = {
+# R2.4: a score is stored in a 32-bit column; a starting score of at most a million leaves room for
+# thousands of limit hands either way (docs/protocol.md, "Limits").
+STARTING_SCORE = range(0, 1_000_001)
+
+_ALLOWED: dict[str, type | range | tuple[object, ...]] = {
     "flowers": bool,
     "game_length": ("full", "east"),
     "dealer_keeps_on_washout": bool,
-    "starting_score": int,
+    "starting_score": STARTING_SCORE,
     "dead_wall": (14, 16),
     "sacred_discard": bool,
     "round_points": bool,

@@ -24,7 +24,10 @@ __all__ = [
 ]
 
 MAX_FRAME = 4096  # bytes; a larger frame is refused (docs/protocol.md)
+MAX_DEPTH = 16  # nesting of arrays and objects; deeper frames are refused before they are parsed
+MAX_ID = 2**53 - 1  # request ids and decision tokens: whole numbers JavaScript holds exactly
 PROTOCOL_VERSION = 1
+_OPENERS = ("[", "{")
 
 
 class ProtocolError(ValueError):
@@ -88,18 +91,22 @@ def parse_client_msg(frame: str | bytes) -> ClientMsg:
 
     :raises ProtocolError: for an oversized, non-JSON, or unknown frame, or one missing a field.
     """
-    size = len(frame.encode() if isinstance(frame, str) else frame)
+    if not isinstance(frame, str):
+        raise ProtocolError("message/binary", "every message is a JSON text frame; binary frames are not read")
+    size = len(frame.encode())
     if size > MAX_FRAME:
         raise ProtocolError("message/too_large", f"a message may be at most {MAX_FRAME} bytes; this one was {size}")
+    if _too_deep(frame):
+        raise ProtocolError("message/malformed", f"a message may nest arrays and objects at most {MAX_DEPTH} deep")
     try:
         data = json.loads(frame)
-    except (ValueError, UnicodeDecodeError):
+    except ValueError:
         raise ProtocolError("message/malformed", 'a message must be a JSON object such as {"t": "ping"}') from None
     if not isinstance(data, dict):
         raise ProtocolError("message/malformed", 'a message must be a JSON object such as {"t": "ping"}')
     request = data.get("id")
-    if request is not None and (isinstance(request, bool) or not isinstance(request, int)):
-        raise ProtocolError("message/bad_id", "a request id must be an integer")
+    if request is not None and not _whole(request):
+        raise ProtocolError("message/bad_id", f"a request id must be a whole number from 0 to {MAX_ID}")
     body = data.get("d", {})
     if not isinstance(body, dict):
         raise ProtocolError("message/malformed", 'the message body "d" must be an object', request)
@@ -120,7 +127,46 @@ def parse_client_msg(frame: str | bytes) -> ClientMsg:
             return ClientChat(request, body.get("text"))
         if "action" not in body or "window" not in body:
             raise ProtocolError("message/bad_field", 'act needs {"action": …, "window": …}', request)
-        return ClientAct(request, body["action"], body["window"], body.get("seat"))
+        if not _whole(body["window"]):
+            raise ProtocolError(
+                "message/bad_field", f'"window" is the decision token, a whole number from 0 to {MAX_ID}', request
+            )
+        seat = body.get("seat")
+        if seat is not None and (isinstance(seat, bool) or seat not in (0, 1, 2, 3)):
+            raise ProtocolError("message/bad_field", '"seat", if given, is 0, 1, 2 or 3', request)
+        return ClientAct(request, body["action"], body["window"], seat)
     raise ProtocolError(
         "message/unknown", f"unknown message type {tag!r}; expected hello, act, chat, resync or ping", request
     )
+
+
+def _whole(value: object) -> bool:
+    """Whether ``value`` is a whole number in the protocol's range (0 to `MAX_ID`)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_ID
+
+
+def _too_deep(frame: str) -> bool:
+    """Whether ``frame`` nests arrays and objects more than `MAX_DEPTH` deep (brackets inside strings
+    do not count). Most frames hold too few brackets to need the scan.
+    """
+    if frame.count("[") + frame.count("{") <= MAX_DEPTH:
+        return False
+    depth = 0
+    in_string = escaped = False
+    for char in frame:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in _OPENERS:
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False

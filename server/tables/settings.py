@@ -94,7 +94,9 @@ class TableSettings:
         :raises TableError: for an unknown ruleset or option, a bad timer, or a bad name.
         """
         name = clean_text(data.get("name", "Mahjong table"), "the table name", TABLE_NAME_MAX)
-        overrides = data.get("overrides") or {}
+        overrides = data.get("overrides")
+        if overrides is None:
+            overrides = {}
         if not isinstance(overrides, Mapping):
             raise TableError("table/bad_rules", "overrides must be an object of rule options")
         ruleset_name = data.get("ruleset", "classical")

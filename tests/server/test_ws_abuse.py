@@ -301,3 +301,80 @@ async def test_bad_api_requests_are_refused_with_a_reason(live: LiveServer) -> N
     _refusal(await live.post(f"/api/tables/{table_id}/join", {"name": "Eve"}), 409, "table/started")
     shown = (await live.http.get(f"/api/tables/{table_id}")).json()
     assert shown["status"] == "playing" and [s["name"] for s in shown["seats"]] == ["Ann", "Bob", "Cy", "Di"]
+
+
+# ------------------------------------------------------ the outside tester's messages
+@pytest.mark.asyncio
+async def test_out_of_range_ids_are_refused_and_the_table_plays_on(live: LiveServer) -> None:
+    """A request id beyond 2**53 - 1 (2**64 once killed the table's actor for good), negative,
+    fractional or boolean is refused without echoing it, from players and spectators alike."""
+    table_id, clients = await live.playing()
+    mover = clients[turn_seat(clients[0])]
+    watcher = await live.attach(table_id, None)
+    window = mover.state["clock"]["window"]
+    for client in (mover, watcher):
+        for request in ("18446744073709551616", "9007199254740992", "-1", "1.5", "true", "1e400"):
+            for body in (f'{{"action": {{"type": "pass"}}, "window": {window}}}', '{"text": "hi"}'):
+                tag = "act" if "action" in body else "chat"
+                mark = client.mark()
+                await client.ws.send(f'{{"t": "{tag}", "id": {request}, "d": {body}}}')
+                await client.frame(_refused("message/bad_id"), f"{tag} id {request}", after=mark)
+    mark = mover.mark()
+    await mover.ws.send(_act(2**53 - 1, {"type": "fly"}, window))  # the largest id is still fine
+    await mover.frame(_refused("action/unknown_type", 2**53 - 1), "the largest id", after=mark)
+    await _plays_on(clients)
+    assert (await live.http.get(f"/api/tables/{table_id}")).json()["status"] == "playing"
+
+
+@pytest.mark.asyncio
+async def test_deeply_nested_json_is_refused_as_malformed(live: LiveServer, caplog: pytest.LogCaptureFixture) -> None:
+    table_id, clients = await live.playing()
+    mover = clients[turn_seat(clients[0])]
+    for raw in ("[" * 2000 + "]" * 2000, '{"t": "ping", "d": {"x": ' + "[" * 1500 + "]" * 1500 + "}}", "[" * 4000):
+        mark = mover.mark()
+        await mover.ws.send(raw)
+        await mover.frame(_refused("message/malformed"), "nesting refused", after=mark)
+    mark = mover.mark()
+    await mover.ws.send('{"t": "ping", "d": {"pad": "' + "[" * 3000 + '"}}')  # brackets in a string are text
+    await mover.frame(lambda f: f["t"] == "pong", "pong", after=mark)
+    assert mover.close_code is None
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+    await _plays_on(clients)
+
+
+@pytest.mark.asyncio
+async def test_binary_frames_are_refused_not_executed(live: LiveServer) -> None:
+    table_id, clients = await live.playing()
+    mover = clients[turn_seat(clients[0])]
+    window = mover.state["clock"]["window"]
+    mark = mover.mark()
+    await mover.ws.send(_act(7, _simple(mover.legal), window).encode())  # a legal move, as bytes
+    await mover.frame(_refused("message/binary"), "binary refused", after=mark)
+    assert mover.state["clock"]["window"] == window and mover.close_code is None
+    await _plays_on(clients)
+
+
+@pytest.mark.asyncio
+async def test_act_with_a_bad_window_or_seat_is_refused(live: LiveServer) -> None:
+    table_id, clients = await live.playing()
+    mover = clients[turn_seat(clients[0])]
+    for extra in ({"window": 2**64}, {"window": -3}, {"window": "12"}, {"window": [1]}, {"seat": 2**70}, {"seat": True}):
+        answer = await mover.act(_simple(mover.legal), **extra)
+        assert answer["t"] == "refused" and answer["d"]["reason"] == "message/bad_field", (extra, answer)
+    await _plays_on(clients)
+
+
+@pytest.mark.asyncio
+async def test_numbers_out_of_range_are_refused_before_anything_is_stored(live: LiveServer) -> None:
+    for score in (10**20, 2**63 - 1, -1, 1_000_001, 2.5, True, "2000"):
+        _refusal(
+            await live.post("/api/tables", {"player": "Ann", "overrides": {"starting_score": score}}),
+            400,
+            "table/bad_rules",
+        )
+    for overrides in ([], "limit", 5, [["limit", 1000]]):
+        _refusal(await live.post("/api/tables", {"player": "Ann", "overrides": overrides}), 400, "table/bad_rules")
+    assert (await live.http.get("/api/tables")).json() == {"tables": []}
+    created = await live.create(overrides={"starting_score": 1_000_000})
+    shown = (await live.http.get(f"/api/tables/{created['table']}")).json()
+    assert shown["ruleset"]["options"]["starting_score"] == 1_000_000
