@@ -126,6 +126,12 @@ class SqlJournal:
             ).all()
             return [await _stored(session, game) for game in games]
 
+    async def load(self, table: str) -> StoredTable | None:
+        """The table ``table`` as stored, with its seats, actions and recent chat."""
+        async with self.sessions() as session:
+            game = await session.get(GameRow, table)
+            return None if game is None else await _stored(session, game)
+
 
 def _write(connection: Connection, writes: Sequence[_Write]) -> None:
     """Make ``writes`` in order in the open transaction; each run of records is written as one."""

@@ -9,6 +9,7 @@ through the engine's one `view()` and sends the difference from what that connec
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import logging
 import secrets
@@ -20,6 +21,7 @@ from game.actions import Action, ActionType
 from game.errors import RulesError
 from game.game import Game, GamePhase, replay
 from game.policy import choose
+from server.protocol import MAX_ID
 from server.statediff import Memo, diff
 from server.tables.clock import Clock, Timer
 from server.tables.connection import Connection, compact, encode
@@ -50,6 +52,10 @@ log = logging.getLogger("sparrow.table")
 
 CHAT_MAX = 300
 RESTORE_GRACE = 30.0  # after a restart, seconds added to every clock while people reconnect
+STOP_WAIT = 5.0  # seconds a stopping table may take to finish its inbox before it is cancelled
+FAILURE_LIMIT = 5  # a table that fails more often than this within FAILURE_SPAN seconds closes
+FAILURE_SPAN = 60.0
+INTERNAL_ERROR = 1011  # close code of a table that could not be rebuilt
 Bot = Callable[[Game, int], Action]
 
 
@@ -110,6 +116,7 @@ class TableActor:
         self._bot_timers: dict[int, Timer] = {}
         self._grace_timers: dict[int, Timer] = {}
         self._task: asyncio.Task[None] | None = None
+        self._failures: list[float] = []  # when the table last failed (lesson 15)
         self.state = TableState(self)
 
     @classmethod
@@ -123,28 +130,41 @@ class TableActor:
         """
         actor = cls(stored.id, stored.settings, clock=clock, journal=journal, seed=stored.seed, bot=bot)
         actor.created = stored.created
-        actor.seats = [None if r is None else SeatState(r.name, r.token_hash) for r in stored.seats]
-        actor.owner = stored.owner
-        actor.chat.extend(stored.chat)
-        if stored.status != "playing":
-            return actor
-        game = actor.game = Game(stored.settings.ruleset.rules, stored.seed)
-        actor.status = "playing"
-        actor._new_decision(game)
+        actor._load(stored)
+        if actor.status == "playing":
+            assert actor.game is not None
+            now = clock.now()
+            for i, s in enumerate(actor.seats):
+                if s is not None and not s.bot:
+                    s.away_since = now
+                    actor._grace_timers[i] = actor._post_at(
+                        now + stored.settings.timers.grace + grace, GraceOver(i, now)
+                    )
+            actor._arm_deadline(actor.game, extra=grace)
+            actor._schedule_bots()
+        return actor
+
+    def _load(self, stored: StoredTable) -> None:
+        """Set seats, owner, chat and game to what ``stored`` holds, replaying its actions.
+
+        :raises RulesError: if the stored log does not replay.
+        """
+        self.seats = [None if r is None else SeatState(r.name, r.token_hash) for r in stored.seats]
+        self.owner = stored.owner
+        self.chat.clear()
+        self.chat.extend(stored.chat)
+        self.game, self._marker, self._ack = None, None, None
+        self.status = "waiting"
+        if stored.status not in ("playing", "over"):
+            return
+        game = self.game = Game(stored.settings.ruleset.rules, stored.seed)
+        self.status = "playing"
+        self._new_decision(game)
         for seat, action in stored.actions:
             game.apply(seat, action)
-            actor._new_decision(game)
+            self._new_decision(game)
         if game.phase is GamePhase.OVER:
-            actor.status = "over"
-            return actor
-        now = clock.now()
-        for i, s in enumerate(actor.seats):
-            if s is not None and not s.bot:
-                s.away_since = now
-                actor._grace_timers[i] = actor._post_at(now + stored.settings.timers.grace + grace, GraceOver(i, now))
-        actor._arm_deadline(game, extra=grace)
-        actor._schedule_bots()
-        return actor
+            self.status = "over"
 
     # ---------------------------------------------------------------- running
     def start(self) -> None:
@@ -152,14 +172,17 @@ class TableActor:
         self._task = asyncio.get_running_loop().create_task(self.run(), name=f"table-{self.id}")
 
     async def run(self) -> None:
-        """Handle inbox messages one at a time until :class:`Stop`."""
-        while True:
+        """Handle inbox messages one at a time until :class:`Stop` (or until the table has to close
+        because it cannot be rebuilt). A failure is a bug: the table is rebuilt from its journal and
+        plays on (lesson 15).
+        """
+        while self.status != "closed":
             msg = await self.inbox.get()
             try:
                 await self.handle(msg)
             except Exception:  # a bug must not take the table down; the user gets a plain refusal
-                log.exception("table %s failed on %r", self.id, type(msg).__name__)
-                self._fail(msg)
+                log.exception("table %s failed on %s; rebuilding it from its journal", self.id, type(msg).__name__)
+                await self._recover(msg)
             finally:
                 self.inbox.task_done()
             if isinstance(msg, Stop):
@@ -179,16 +202,77 @@ class TableActor:
         self.post(msg)
         return await msg.reply
 
-    async def stop(self, code: int = 1001) -> None:
-        """Stop the table once its inbox is handled, closing its sockets with ``code``; wait for the task."""
+    async def stop(self, code: int = 1001, *, wait: float = STOP_WAIT) -> None:
+        """Stop the table once its inbox is handled, closing its sockets with ``code``; wait for the
+        task, at most ``wait`` seconds: a table that cannot stop by then is cancelled and closed.
+        """
         if self._task is not None and not self._task.done():
             self.post(Stop(code))
-            await self._task
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), wait)
+            except TimeoutError:
+                log.error("table %s did not stop within %g s; it is cancelled", self.id, wait)
+                self._task.cancel()
+                with contextlib.suppress(BaseException):
+                    await self._task
+        if self.status != "closed":  # never leave a socket open on a table that is gone
+            self._close(code)
 
     @property
     def done(self) -> bool:
         """The task has ended."""
         return self._task is not None and self._task.done()
+
+    async def _recover(self, msg: Message) -> None:
+        """After a failure on ``msg``: answer whoever waits on it, then rebuild the table from its
+        journal to the last stored action, keep its sockets and send each a snapshot. A table that
+        keeps failing, or cannot be read back, closes (1011) instead of looping.
+        """
+        with contextlib.suppress(Exception):  # the answer itself may be what failed
+            self._fail(msg)
+        now = self.clock.now()
+        self._failures = [t for t in self._failures if now - t < FAILURE_SPAN] + [now]
+        if len(self._failures) > FAILURE_LIMIT:
+            log.error("table %s failed %d times within %g s; it closes", self.id, len(self._failures), FAILURE_SPAN)
+            self._close(INTERNAL_ERROR)
+            return
+        try:
+            stored = await self.journal.load(self.id)
+            if stored is None:
+                raise LookupError("the journal has no such table")
+            self._rebuild(stored)
+        except Exception:
+            log.exception("table %s could not be rebuilt from its journal; it closes", self.id)
+            self._close(INTERNAL_ERROR)
+            return
+        for conn in list(self.connections):
+            if not conn.closed:
+                self._snapshot(conn)
+
+    def _rebuild(self, stored: StoredTable) -> None:
+        """Replace the game, seats and timers with what the journal holds; who is connected, away
+        or substituted stays as it was (the sockets are still here).
+        """
+        before = {s.token_hash: s for s in self.seats if s is not None and not s.bot}
+        self._cancel_all()
+        self._load(stored)
+        now = self.clock.now()
+        for i, seat in enumerate(self.seats):
+            old = None if seat is None or seat.bot else before.get(seat.token_hash)
+            if seat is None or old is None:
+                continue
+            seat.connections, seat.away_since, seat.substitute = old.connections, old.away_since, old.substitute
+            if seat.away_since is not None and not seat.substitute and self.status == "playing":
+                when = max(now, seat.away_since + self.settings.timers.grace)
+                self._grace_timers[i] = self._post_at(when, GraceOver(i, seat.away_since))
+        for conn in list(self.connections):  # a socket whose seat is no longer its own watches instead
+            if conn.seat is not None:
+                seat = self.seats[conn.seat]
+                if seat is None or seat.token_hash != conn.token:
+                    conn.seat = None
+        if self.game is not None and self.status == "playing":
+            self._arm_deadline(self.game)
+            self._schedule_bots()
 
     def _fail(self, msg: Message) -> None:
         error = TableError("server/internal", "the server could not handle that; the table is unchanged", status=500)
@@ -196,7 +280,8 @@ class TableActor:
         if reply is not None and not reply.done():
             reply.set_exception(error)
         if isinstance(msg, Act | Chat):
-            msg.conn.send(encode("refused", {"id": msg.request, **error.to_json()}))
+            request = msg.request if isinstance(msg.request, int) and 0 <= msg.request <= MAX_ID else None
+            msg.conn.send(encode("refused", {"id": request, **error.to_json()}))
 
     # --------------------------------------------------------------- dispatch
     async def handle(self, msg: Message) -> None:

@@ -7,6 +7,7 @@ finished, so it can be rebuilt to the exact action.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import secrets
 from dataclasses import dataclass, field
@@ -93,6 +94,9 @@ class Journal(Protocol):
     async def unfinished(self) -> list[StoredTable]:
         """Every table that is waiting or playing, with its log, oldest first."""
 
+    async def load(self, table: str) -> StoredTable | None:
+        """One table as stored, with its log (None if there is no such table)."""
+
 
 @dataclass
 class MemoryJournal:
@@ -129,3 +133,12 @@ class MemoryJournal:
     async def unfinished(self) -> list[StoredTable]:
         """Tables not yet over."""
         return [t for t in self.tables.values() if t.status in ("waiting", "playing")]
+
+    async def load(self, table: str) -> StoredTable | None:
+        """The table as kept (a copy, so that rebuilding from it cannot change it)."""
+        stored = self.tables.get(table)
+        if stored is None:
+            return None
+        return dataclasses.replace(
+            stored, seats=list(stored.seats), actions=list(stored.actions), chat=list(stored.chat)
+        )

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 import pytest
 from tablekit import Client, Kit
 
+from game.policy import choose
 from server.tables.errors import TableError
 from server.tables.messages import AddBots, BotMove, Join, Leave, Start
 
@@ -150,24 +152,39 @@ async def test_chat_history_is_kept_to_the_last_50_lines() -> None:
     assert [m["text"] for m in clients[0].state["chat"]] == [f"line {n}" for n in range(10, 60)]
 
 
-async def test_a_table_survives_an_internal_error_and_plays_on() -> None:
+async def test_a_table_survives_an_internal_error_and_plays_on(caplog: pytest.LogCaptureFixture) -> None:
+    """Lesson 15: a bug inside the actor is logged once with the table's id, the table is rebuilt
+    from its journal, every socket gets a snapshot, and play goes on (here the failed bot move is
+    made again once the table is back)."""
     kit = Kit()
     actor, clients = await kit.table(humans=4)
+    calls = []
 
-    def broken(game: object, seat: int) -> object:
-        raise RuntimeError("boom")
+    def broken(game: Any, seat: int) -> Any:
+        calls.append(seat)
+        if len(calls) == 1:
+            raise RuntimeError("boom")
+        return choose(game, seat)
 
-    actor.bot = broken  # type: ignore[assignment]
+    actor.bot = broken
     seat = actor.game.deal.current
     actor.seats[seat].substitute = True  # type: ignore[union-attr]
+    for c in clients:
+        c.pump()
     actor.post(BotMove(actor.window, seat))  # the bot's move raises inside the actor
     await kit.settle(actor)
-    assert not actor.done and actor.game.version == 0
-    c = clients[seat]
-    request = c.act(c.legal[0])
-    await kit.settle(actor)
-    c.pump()
-    assert c.answers[request]["t"] == "ack" and actor.game.version == 1
+    assert not actor.done and actor.status == "playing"
+    failures = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert len(failures) == 1 and actor.id in failures[0].getMessage()
+    for c in clients:
+        assert [f["t"] for f in c.pump()][:1] == ["snapshot"]
+    assert actor.game.version == 1 and len(calls) == 2  # the substitute's move was made after all
+    nxt = clients[actor.game.deal.current]
+    if nxt.legal:
+        request = nxt.act(nxt.legal[0])
+        await kit.settle(actor)
+        nxt.pump()
+        assert nxt.answers[request]["t"] == "ack"
 
 
 async def test_table_ids_never_look_like_a_command_line_option(monkeypatch: pytest.MonkeyPatch) -> None:
