@@ -4,10 +4,10 @@ exactly as a browser does and answer their legal actions with a simple choice.
 
 Latency is measured per intent: from the moment an ``act`` frame is sent until all four seats of the
 table hold the update it caused. The state carries no action counter (it would tell other seats how
-many answered a claim window, R12.2), but ``clock.window``, the game's action count when the current
-decision opened, is in every seat's state. The sender's ``ack`` rides in the diff of its own action (or
-follows it on the same socket), so its window when the ack arrives is the one its action opened; the intent is
-complete once every seat holds that window. An intent that opened no new decision (a pass, or a
+many answered a claim window, R12.2), and ``clock.window``, the decision token, is opaque; but every seat
+sees every decision open, so each counts them (its "window" below is that count). The sender's ``ack``
+rides in the diff of its own action (or follows it on the same socket), so its count when the ack arrives
+is the decision its action opened; the intent is complete once every seat holds that decision. An intent that opened no new decision (a pass, or a
 `ready`, that others still answer after) changes no other seat's state: only its answer time counts.
 """
 
@@ -294,7 +294,8 @@ class Player:
         self.ws: _Socket | None = None
         self.state: Any = None
         self.seq = 0
-        self.window = -1
+        self.window = -1  # how many decisions this seat has held since the game began, less one
+        self.token_held: object = None  # the decision token of the last one
         self.phase = ""
         self.history: deque[tuple[int, float]] = deque(maxlen=32)  # (decision window, first held at)
         self.resyncing = False
@@ -394,11 +395,12 @@ class Player:
         game = self.state["game"]
         if game is None:
             return
-        window = self.state["clock"]["window"]
-        if window > self.window:
-            self.window = window
-            self.history.append((window, now))
-            self.table.seen(self.seat, window, now)
+        token = self.state["clock"]["window"]
+        if token != self.token_held:  # a new decision: the tokens are opaque, so the seat counts them
+            self.token_held = token
+            self.window += 1
+            self.history.append((self.window, now))
+            self.table.seen(self.seat, self.window, now)
         phase = game["phase"]
         if phase != self.phase:
             if phase in ("between", "over") and self.phase == "deal":

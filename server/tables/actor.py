@@ -108,7 +108,7 @@ class TableActor:
         self.chat: deque[dict[str, object]] = deque(maxlen=50)
         self._ack: tuple[Connection, int] | None = None  # an intent's ack, waiting to ride in its diff
         self.inbox: asyncio.Queue[Message] = asyncio.Queue()
-        self.window = 0  # the token of the current decision: the game version at which it opened
+        self.window = 0  # the current decision's token: opaque, fresh for each decision (lesson 16)
         self.deadline: float | None = None
         self.deadline_kind: str | None = None
         self._marker: object = None
@@ -606,11 +606,16 @@ class TableActor:
         self._publish(only)
 
     def _new_decision(self, game: Game) -> bool:
-        """Whether the last action opened a new decision; if so its token becomes the game version."""
+        """Whether the last action opened a new decision; if so it gets a fresh token. Tokens are
+        random, not counters: a count would tell every seat how many answered a claim window (R12.2).
+        """
         marker = self._decision_marker(game)
         if marker is self._marker or (isinstance(marker, tuple) and marker == self._marker):
             return False
-        self._marker, self.window = marker, game.version
+        window = self.window
+        while window == self.window:
+            window = secrets.randbelow(MAX_ID) + 1
+        self._marker, self.window = marker, window
         return True
 
     @staticmethod

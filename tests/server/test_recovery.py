@@ -128,14 +128,20 @@ async def _play(clients: list[LiveClient], actions: int, *, until_between: bool 
         assert answer["t"] == "ack", answer
         window: int = client.state["clock"]["window"]
         for c in clients:
-            await c.wait_for(lambda c=c, w=window: c.state["clock"]["window"] >= w, "the update")
+            await c.wait_for(lambda c=c, w=window: _held(c, w), "the update")
         done += 1
     return done
 
 
+def _held(client: LiveClient, window: int) -> bool:
+    """Whether ``client`` has held decision ``window`` (tokens are opaque: it may have moved on since)."""
+    return any(r.state is not None and r.state["clock"]["window"] == window for r in client.received)
+
+
 def _comparable(state: dict[str, Any]) -> dict[str, Any]:
-    """The state without the deadline, which a restart re-arms from the new start (plus a grace)."""
-    return {**state, "clock": {**state["clock"], "deadline": None}}
+    """The state without the deadline, which a restart re-arms from the new start (plus a grace), and
+    the decision token, which a restart draws afresh."""
+    return {**state, "clock": {**state["clock"], "deadline": None, "window": None}}
 
 
 async def test_sigkill_mid_hand_then_restart_restores_every_seat_exactly(backend: str, tmp_path: Path) -> None:

@@ -358,7 +358,14 @@ async def test_binary_frames_are_refused_not_executed(live: LiveServer) -> None:
 async def test_act_with_a_bad_window_or_seat_is_refused(live: LiveServer) -> None:
     table_id, clients = await live.playing()
     mover = clients[turn_seat(clients[0])]
-    for extra in ({"window": 2**64}, {"window": -3}, {"window": "12"}, {"window": [1]}, {"seat": 2**70}, {"seat": True}):
+    for extra in (
+        {"window": 2**64},
+        {"window": -3},
+        {"window": "12"},
+        {"window": [1]},
+        {"seat": 2**70},
+        {"seat": True},
+    ):
         answer = await mover.act(_simple(mover.legal), **extra)
         assert answer["t"] == "refused" and answer["d"]["reason"] == "message/bad_field", (extra, answer)
     await _plays_on(clients)
