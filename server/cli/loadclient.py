@@ -7,8 +7,9 @@ table hold the update it caused. The state carries no action counter (it would t
 many answered a claim window, R12.2), and ``clock.window``, the decision token, is opaque; but every seat
 sees every decision open, so each counts them (its "window" below is that count). The sender's ``ack``
 rides in the diff of its own action (or follows it on the same socket), so its count when the ack arrives
-is the decision its action opened; the intent is complete once every seat holds that decision. An intent that opened no new decision (a pass, or a
-`ready`, that others still answer after) changes no other seat's state: only its answer time counts.
+is the decision its action opened; the intent is complete once every seat holds that decision. An intent
+that opened no new decision (a pass, or a `ready`, that others still answer after) changes no other seat's
+state: only its answer time counts.
 """
 
 from __future__ import annotations
