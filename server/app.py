@@ -43,6 +43,11 @@ def _api(handler: Callable[[Request], Awaitable[object]]) -> Handler:
     """Turn a handler's result into JSON and a `TableError` into a JSON refusal with its status."""
 
     async def endpoint(request: Request) -> Response:
+        config: SocketConfig = request.app.state.socket_config
+        if request.method == "POST" and not config.origin_allowed(request):
+            # Another site's page may post to us too (a text/plain "simple" request needs no preflight).
+            error = TableError("auth/bad_origin", "requests from another site's pages are not accepted", status=403)
+            return JSONResponse({"error": error.to_json()}, status_code=error.status)
         try:
             result = await handler(request)
         except TableError as exc:

@@ -9,10 +9,11 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
+from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from server import origins
 from server.lobby import Lobby
 from server.protocol import (
     ClientAct,
@@ -40,14 +41,21 @@ log = logging.getLogger("sparrow.ws")
 
 @dataclass(frozen=True, slots=True)
 class SocketConfig:
-    """Limits for every socket."""
+    """Limits for every socket, and the origins whose pages may use this server (`server.origins`)."""
 
-    allowed_origins: tuple[str, ...] = ()  # besides the server's own host
+    allowed_origins: tuple[str, ...] = ()  # besides the server's own (``--allow-origin``)
+    public_origins: tuple[str, ...] = ()  # the server's own (``--public-url``); empty: the address served on
     hello_timeout: float = 10.0  # seconds to send `hello` after connecting
     idle_timeout: float = 75.0  # close a socket silent this long (clients ping every 25 s)
     rate: float = 10.0  # messages per second allowed on average …
     burst: int = 30  # … with bursts up to this many
     max_refusals: int = 200  # a client refused this many times in a row for flooding is cut off
+
+    def origin_allowed(self, connection: HTTPConnection) -> bool:
+        """Whether the page that opened ``connection`` (if a browser's) may use this server."""
+        return origins.allowed(
+            connection, origins.configured(self.public_origins), origins.configured(self.allowed_origins)
+        )
 
 
 class RateLimiter:
@@ -68,18 +76,6 @@ class RateLimiter:
         return False
 
 
-def origin_allowed(websocket: WebSocket, config: SocketConfig) -> bool:
-    """A browser's Origin must be this server itself or one the operator allowed; clients that send no
-    Origin (not browsers, so not a cross-site page) are let through to authenticate with a token.
-    """
-    origin = websocket.headers.get("origin")
-    if origin is None:
-        return True
-    if origin in config.allowed_origins:
-        return True
-    return urlsplit(origin).netloc.lower() == websocket.headers.get("host", "").lower()
-
-
 def _refusal(exc: ProtocolError | TableError, request: int | None) -> str:
     return encode("refused", {"id": request, "reason": exc.reason, "message": exc.message})
 
@@ -88,7 +84,7 @@ async def table_socket(websocket: WebSocket) -> None:
     """Serve one client socket for its whole life."""
     lobby: Lobby = websocket.app.state.lobby
     config: SocketConfig = websocket.app.state.socket_config
-    if not origin_allowed(websocket, config):
+    if not config.origin_allowed(websocket):
         await websocket.close(POLICY_VIOLATION, "origin not allowed")  # before accept: answered with HTTP 403
         return
     await websocket.accept()

@@ -20,13 +20,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 async def _run(verb: str, url: str | None) -> str:
-    from server.store.migrate import current_revision, head_revision, upgrade
+    from server.store.migrate import DatabaseTooNew, current_revision, head_revision, known_revisions, upgrade
     from server.store.session import database_url, make_engine
 
     engine = make_engine(database_url(url))
     try:
         if verb == "current":
             current = await current_revision(engine)
+            if current is not None and current not in known_revisions():
+                raise DatabaseTooNew(
+                    f"{engine.url.render_as_string()}: revision {current} is newer than this Sparrow "
+                    f"(it knows up to {head_revision()}); upgrade Sparrow"
+                )
             return f"{engine.url.render_as_string()}: revision {current or 'none (empty)'}; code head {head_revision()}"
         before, after = await upgrade(engine)
         if before == after:
@@ -36,12 +41,12 @@ async def _run(verb: str, url: str | None) -> str:
         await engine.dispose()
 
 
-def check_database(url: str | None) -> str | None:
+async def check_database(url: str | None) -> str | None:
     """Upgrade the database before serving; the reason it cannot be used, or None."""
     from server.store.migrate import DatabaseTooNew
 
     try:
-        asyncio.run(_run("upgrade", url))
+        await _run("upgrade", url)
     except DatabaseTooNew as exc:
         return str(exc)
     except (SQLAlchemyError, OSError) as exc:

@@ -5,11 +5,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
+import socket
 import sys
+
+import asyncpg
+from sqlalchemy.exc import ArgumentError
 
 from server.cli.arguments import whole_number
 
 __all__ = ["register"]
+
+log = logging.getLogger("sparrow.serve")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,6 +32,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "SQLite in ./data/sparrow.db); 'memory' keeps nothing",
     )
     parser.add_argument(
+        "--public-url",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="the address people open, e.g. https://club.example, if not the one served on (behind a proxy, "
+        "or under a DNS name); only pages from it (and --allow-origin) may use the server; repeatable "
+        "(default: $SPARROW_PUBLIC_URL, comma-separated)",
+    )
+    parser.add_argument(
         "--allow-origin",
         action="append",
         default=[],
@@ -35,37 +51,100 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Serve until interrupted."""
+    """Serve until interrupted. Before anything touches a table, the port is bound and the database
+    locked (one server per database, lesson 18); either failing exits with status 2.
+    """
     import uvicorn
 
     from server.app import create_app
     from server.collector import tame
+    from server.origins import OriginError, configured
+    from server.store.session import database_url
     from server.wire import UVICORN_OPTIONS
     from server.ws import SocketConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if args.db != "memory":
-        from server.cli.db import check_database
-
-        problem = check_database(args.db)
-        if problem:
-            print(f"sparrow serve: {problem}", file=sys.stderr)
-            return 2
-    app = create_app(socket_config=SocketConfig(allowed_origins=tuple(args.allow_origin)), db=args.db)
-    print(f"Sparrow is serving on http://{args.host}:{args.port}  (Ctrl+C stops it)", flush=True)
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", lifespan="on", **UVICORN_OPTIONS)
+    public = args.public_url or [u for u in os.environ.get("SPARROW_PUBLIC_URL", "").split(",") if u.strip()]
+    try:
+        configured([*public, *args.allow_origin])
+    except OriginError as exc:
+        return _refuse(str(exc))
+    try:
+        listener = _listen(args.host, args.port)
+    except OSError as exc:
+        return _refuse(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc} (is another server running?)")
+    port = listener.getsockname()[1]
+    try:
+        url = None if args.db == "memory" else database_url(args.db)
+    except ArgumentError:
+        return _refuse(
+            f"--db {args.db!r} is not a database URL such as sqlite:///data/sparrow.db or postgresql://host/db"
+        )
+    socket_config = SocketConfig(allowed_origins=tuple(args.allow_origin), public_origins=tuple(public))
+    app = create_app(socket_config=socket_config, db="memory" if url is None else url)
+    config = uvicorn.Config(app, host=args.host, port=port, log_level="warning", lifespan="on", **UVICORN_OPTIONS)
     server = uvicorn.Server(config)
 
-    async def main() -> None:
-        collector = asyncio.create_task(tame())
+    async def main() -> int:
+        from server.cli.db import check_database
+        from server.store.lock import DatabaseBusy, hold
+
+        lock = None
         try:
-            await server.serve()
+            if url is not None:
+                try:
+                    lock = await hold(url)
+                except DatabaseBusy as exc:
+                    return _refuse(str(exc))
+                except (OSError, asyncpg.PostgresError) as exc:
+                    return _refuse(f"cannot use the database: {exc}")
+                problem = await check_database(url)
+                if problem:
+                    return _refuse(problem)
+            if not public and args.host in ("0.0.0.0", "::"):
+                log.warning(
+                    "serving on every address: pages are accepted from the address each visitor reached; "
+                    "behind a proxy or a DNS name, pass --public-url"
+                )
+            print(f"Sparrow is serving on http://{_display(args.host)}:{port}  (Ctrl+C stops it)", flush=True)
+            collector = asyncio.create_task(tame())
+            try:
+                await server.serve(sockets=[listener])
+            finally:
+                collector.cancel()
+            return 0
         finally:
-            collector.cancel()
+            if lock is not None:
+                await lock.release()
 
     try:
         with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
-            runner.run(main())
+            return runner.run(main())
     except KeyboardInterrupt:  # Ctrl+C: uvicorn has shut down (journal closed) and passed the signal on
-        pass
-    return 0
+        return 0
+    finally:
+        listener.close()
+
+
+def _refuse(problem: str) -> int:
+    print(f"sparrow serve: {problem}", file=sys.stderr, flush=True)
+    return 2
+
+
+def _display(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound now, so that a busy port stops the server before it restores a table."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+        sock.set_inheritable(True)
+    except OSError:
+        sock.close()
+        raise
+    return sock

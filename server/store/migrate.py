@@ -13,13 +13,26 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-__all__ = ["DatabaseTooNew", "MIGRATIONS", "alembic_config", "current_revision", "head_revision", "upgrade"]
+__all__ = [
+    "DatabaseTooNew",
+    "MIGRATIONS",
+    "alembic_config",
+    "current_revision",
+    "head_revision",
+    "known_revisions",
+    "upgrade",
+]
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 
 
 class DatabaseTooNew(RuntimeError):
     """The database was migrated by a newer Sparrow than this one."""
+
+
+def known_revisions() -> set[str]:
+    """Every schema revision this code knows."""
+    return {rev.revision for rev in ScriptDirectory.from_config(alembic_config()).walk_revisions()}
 
 
 def alembic_config(url: str = "") -> Config:
@@ -53,7 +66,7 @@ async def upgrade(engine: AsyncEngine, target: str = "head") -> tuple[str | None
     :raises DatabaseTooNew: if the database is at a revision this code does not know.
     """
     script = ScriptDirectory.from_config(alembic_config())
-    known = {rev.revision for rev in script.walk_revisions()}
+    known = known_revisions()
     before = await current_revision(engine)
     if before is not None and before not in known:
         raise DatabaseTooNew(

@@ -6,77 +6,20 @@ middle of a hand and every seat reconnects to exactly the state it had; SIGTERM 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import signal
-import socket
-import subprocess
-import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from dbkit import BACKENDS, fresh_database
+from dbkit import BACKENDS
 from livekit import LiveClient
+from processkit import ServerProcess, served
 from websockets.asyncio.client import connect
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.parametrize("backend", BACKENDS)]
 
-SPARROW = [sys.executable, "-m", "server.cli"]
 TIMERS = {"bot_delay": 0, "claim": 120, "turn": 600, "ready": None}  # no deadline fires during a test
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-class ServerProcess:
-    """`sparrow serve` in a child process."""
-
-    def __init__(self, url: str, port: int, tmp: Path) -> None:
-        self.url, self.port, self.tmp = url, port, tmp
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    async def start(self) -> None:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        with open(self.tmp / "server.log", "ab") as log:  # the child keeps its own copy of the descriptor
-            self.proc = subprocess.Popen(
-                [*SPARROW, "serve", "--port", str(self.port), "--db", self.url], stdout=log, stderr=log, env=env
-            )
-        async with httpx.AsyncClient(trust_env=False) as http:
-            for _ in range(400):
-                assert self.proc.poll() is None, (self.tmp / "server.log").read_text()
-                with contextlib.suppress(httpx.TransportError):
-                    if (await http.get(f"http://127.0.0.1:{self.port}/healthz")).status_code == 200:
-                        return
-                await asyncio.sleep(0.05)  # a child process offers nothing to await but its port
-        raise AssertionError("the server did not start:\n" + (self.tmp / "server.log").read_text())
-
-    def signal(self, sig: int) -> int:
-        assert self.proc is not None
-        self.proc.send_signal(sig)
-        return self.proc.wait(timeout=20)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
-
-@contextlib.asynccontextmanager
-async def served(backend: str, tmp_path: Path) -> AsyncIterator[ServerProcess]:
-    async with fresh_database(backend, tmp_path) as url:
-        server = ServerProcess(url, _free_port(), tmp_path)
-        try:
-            await server.start()
-            yield server
-        finally:
-            server.stop()
 
 
 async def _seat_four(server: ServerProcess) -> tuple[str, list[str]]:

@@ -57,14 +57,47 @@ async def _plays_on(clients: list[LiveClient]) -> None:
 @pytest.mark.asyncio
 async def test_socket_from_another_sites_page_is_refused_with_403(live: LiveServer) -> None:
     table_id, clients = await live.playing()
-    with pytest.raises(InvalidStatus) as refused:
-        await live.connect(origin="http://evil.example")
-    assert refused.value.response.status_code == 403
+    for origin, host in (
+        ("http://evil.example", None),
+        ("http://evil.example", "evil.example"),  # a Host header proves nothing: the page chooses it
+        (f"https://127.0.0.1:{live.port}", None),  # the right host under another scheme
+        (f"http://127.0.0.1:{live.port + 1}", None),
+        ("null", None),
+    ):
+        headers = {} if host is None else {"Host": host}
+        with pytest.raises(InvalidStatus) as refused:
+            await live.connect(origin=origin, additional_headers=headers)
+        assert refused.value.response.status_code == 403, (origin, host)
     # A page served by this very host may open one (its Origin names the Host it talks to).
     mover = clients[turn_seat(clients[0])]
     again = await live.attach(table_id, mover.token, origin=f"http://127.0.0.1:{live.port}")
     assert again.state["seat"] == mover.state["seat"]
     await _plays_on([again, *(c for c in clients if c is not mover)])
+
+
+@pytest.mark.asyncio
+async def test_api_posts_from_another_sites_page_are_refused(live: LiveServer) -> None:
+    body = {"player": "Ann"}
+    for origin in ("http://evil.example", f"https://127.0.0.1:{live.port}"):
+        response = await live.post("/api/tables", body, headers={"Origin": origin, "Host": "evil.example"})
+        _refusal(response, 403, "auth/bad_origin")
+    assert (await live.http.get("/api/tables")).json() == {"tables": []}
+    for origin in (f"http://127.0.0.1:{live.port}", f"http://localhost:{live.port}"):
+        assert (await live.post("/api/tables", body, headers={"Origin": origin})).status_code == 200
+
+
+@pytest.mark.asyncio
+async def test_public_url_decides_which_pages_may_connect() -> None:
+    config = SocketConfig(public_origins=("https://club.example",))
+    async with LiveServer.running(socket_config=config) as live:
+        table_id, clients = await live.playing()
+        watcher = await live.attach(table_id, None, origin="https://CLUB.example:443")
+        assert watcher.state["seat"] is None
+        for origin in ("http://club.example", f"http://127.0.0.1:{live.port}"):  # behind a proxy: only the public one
+            with pytest.raises(InvalidStatus) as refused:
+                await live.connect(origin=origin)
+            assert refused.value.response.status_code == 403
+        await _plays_on([*clients, watcher])
 
 
 @pytest.mark.asyncio

@@ -1,0 +1,81 @@
+"""One server per database, and a port that is checked before anything else (lesson 18): a second
+`sparrow serve` on the same database, or on a busy port, exits with status 2 and a plain message,
+without touching a table; after a kill -9 the next server starts at once."""
+
+from __future__ import annotations
+
+import signal
+import socket
+from pathlib import Path
+
+import httpx
+import pytest
+from dbkit import BACKENDS, fresh_database
+from processkit import ServerProcess, free_port
+
+pytestmark = pytest.mark.asyncio
+
+TIMERS = {"bot_delay": 0, "claim": 120, "turn": 600, "ready": None}
+
+
+async def _one_table(server: ServerProcess) -> str:
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", trust_env=False) as http:
+        owner = (await http.post("/api/tables", json={"player": "Ann", "timers": TIMERS})).json()
+        await http.post(f"/api/tables/{owner['table']}/bots", json={"token": owner["token"]})
+        assert (
+            await http.post(f"/api/tables/{owner['table']}/start", json={"token": owner["token"]})
+        ).status_code == 200
+        return str(owner["table"])
+
+
+async def _status(server: ServerProcess, table: str) -> str:
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", trust_env=False) as http:
+        return str((await http.get(f"/api/tables/{table}")).json()["status"])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_a_second_server_on_the_same_database_refuses_to_start(backend: str, tmp_path: Path) -> None:
+    async with fresh_database(backend, tmp_path) as url:
+        first = ServerProcess(url, free_port(), tmp_path, log="first.log")
+        second = ServerProcess(url, free_port(), tmp_path, log="second.log")
+        try:
+            await first.start()
+            table = await _one_table(first)
+            assert second.spawn().wait(timeout=60) == 2
+            said = second.log.read_text()
+            assert "another Sparrow server" in said and "is using the database" in said, said
+            assert "restored" not in said and "Traceback" not in said
+            assert await _status(first, table) == "playing"  # the first is unharmed and still serving
+            # Once the first is killed outright, the lock goes with it: a new server starts at once.
+            first.signal(signal.SIGKILL)
+            await second.start()
+            assert await _status(second, table) == "playing"
+        finally:
+            first.stop()
+            second.stop()
+
+
+async def test_a_busy_port_stops_the_server_before_it_touches_the_database(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        database = tmp_path / "club.db"
+        server = ServerProcess(f"sqlite:///{database}", port, tmp_path)
+        assert server.spawn().wait(timeout=60) == 2
+    said = server.log.read_text()
+    assert f"cannot listen on 127.0.0.1:{port}" in said and "Traceback" not in said, said
+    assert not database.exists()  # no migration, no restore: nothing was touched
+
+
+async def test_a_bad_public_url_or_database_url_is_refused(tmp_path: Path) -> None:
+    for extra, expected in (
+        (["--public-url", "club.example"], "is not an origin"),
+        (["--allow-origin", "ftp://club.example"], "is not an origin"),
+    ):
+        server = ServerProcess(f"sqlite:///{tmp_path / 'x.db'}", free_port(), tmp_path)
+        assert server.spawn(*extra).wait(timeout=60) == 2
+        assert expected in server.log.read_text()
+    bad = ServerProcess(str(tmp_path / "x.db"), free_port(), tmp_path, log="bad.log")
+    assert bad.spawn().wait(timeout=60) == 2
+    assert "is not a database URL" in bad.log.read_text()
