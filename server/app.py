@@ -91,9 +91,14 @@ def _token(data: dict[str, Any]) -> str:
     return token
 
 
-async def healthz(request: Request) -> object:
+async def healthz(request: Request) -> Response:
+    """200 while the server can serve and store; 503, with the reason, while its writes fail."""
     lobby = _lobby(request)
-    return {"ok": True, "tables": len(lobby.tables), "accepting": lobby.accepting}
+    trouble = lobby.journal.trouble
+    body: dict[str, object] = {"ok": trouble is None, "tables": len(lobby.tables), "accepting": lobby.accepting}
+    if trouble is not None:
+        body["storage"] = trouble
+    return JSONResponse(body, status_code=200 if trouble is None else 503)
 
 
 async def list_tables(request: Request) -> object:
@@ -158,7 +163,7 @@ def create_app(
                 await engine.dispose()
 
     routes = [
-        Route("/healthz", _api(healthz), name="healthz"),
+        Route("/healthz", healthz, name="healthz"),
         Route("/api/tables", _api(list_tables), methods=["GET"], name="list_tables"),
         Route("/api/tables", _api(create_table), methods=["POST"], name="create_table"),
         Route("/api/tables/{table_id}", _api(show_table), methods=["GET"], name="show_table"),

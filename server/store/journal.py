@@ -87,30 +87,39 @@ class SqlJournal:
         self.engine = engine
         self.sessions = make_sessions(engine)
         self.writer: GroupWriter[_Write] = GroupWriter(engine, _write, landed=_landed, cap=batch_cap)
+        self.trouble: str | None = None  # why the last write failed, until one succeeds (for /healthz)
+
+    async def _submit(self, write: _Write) -> None:
+        try:
+            await self.writer.submit(write)
+        except Exception as exc:
+            self.trouble = f"writes are failing: {type(exc).__name__}: {exc}"[:300]
+            raise
+        self.trouble = None
 
     async def table_created(self, table: StoredTable) -> None:
         """Insert the game row."""
-        await self.writer.submit(_Created(table))
+        await self._submit(_Created(table))
 
     async def seats_changed(self, table: str, seats: list[SeatRecord | None], owner: int | None) -> None:
         """Replace the game's seat rows and owner."""
-        await self.writer.submit(_Seats(table, list(seats), owner))
+        await self._submit(_Seats(table, list(seats), owner))
 
     async def started(self, table: str, at: float) -> None:
         """Mark the game playing."""
-        await self.writer.submit(_Started(table, at))
+        await self._submit(_Started(table, at))
 
     async def record(self, record: Record) -> None:
         """Append the action; a finished deal also writes its hand row and the seats' totals."""
-        await self.writer.submit(record)
+        await self._submit(record)
 
     async def stopped(self, table: str) -> None:
         """Mark an unfinished game as no longer live (an imported one): it is kept but not restored."""
-        await self.writer.submit(_Stopped(table))
+        await self._submit(_Stopped(table))
 
     async def chat(self, table: str, line: dict[str, object]) -> None:
         """Append a chat line."""
-        await self.writer.submit(_Chat(table, dict(line)))
+        await self._submit(_Chat(table, dict(line)))
 
     async def close(self) -> None:
         """Wait until every write already made is committed (or failed); later writes are refused."""

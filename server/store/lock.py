@@ -1,7 +1,7 @@
 """One server per database (ARCHITECTURE lesson 18): a server holds a lock on its database for as
 long as it runs, and a second server on the same database refuses to start.
 
-SQLite: an exclusive ``flock`` on ``<database file>.lock``. PostgreSQL: a session advisory lock held
+SQLite: an exclusive ``flock`` on the database file. PostgreSQL: a session advisory lock held
 by a connection of its own. The operating system (or PostgreSQL, when the connection drops) releases
 either when the process ends, however it ends, so a server killed with ``kill -9`` never blocks the
 next one.
@@ -83,18 +83,18 @@ async def hold(url: str) -> DatabaseLock:
 
 
 def _hold_file(database: Path) -> _FileLock:
-    path = database.with_name(database.name + ".lock")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    # flock on the database file itself: SQLite locks with fcntl, which flock does not meet on Linux,
+    # and a file that is only readable (a read-only mount) can still be flocked.
+    database.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(database, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        fd = os.open(database, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        holder = os.read(fd, 32).decode(errors="replace").strip()
         os.close(fd)
-        who = f" (process {holder})" if holder.isdigit() else ""
         raise DatabaseBusy(
-            f"another Sparrow server{who} is using the database {database}; stop it first, or use another --db"
+            f"another Sparrow server is using the database {database}; stop it first, or use another --db"
         ) from None
-    os.ftruncate(fd, 0)
-    os.write(fd, str(os.getpid()).encode())
     return _FileLock(fd)

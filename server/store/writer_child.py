@@ -207,8 +207,12 @@ def serve(engine: Engine, write: Write, landed: Landed | None, frames: Frames, o
                     outcome = commit(engine, connection, write, batch)
                     if outcome.failed or outcome.retried:  # the next batch takes a fresh connection
                         with contextlib.suppress(Exception):
-                            connection.close()
+                            connection.invalidate()
                         connection = None
+                if outcome.failed:
+                    # Lesson 17: open every connection anew after a failure. SQLite opens a file it
+                    # cannot write read-only and keeps it so, even once the disk is writable again.
+                    engine.dispose()
                 out.write(frame(outcome))
             out.flush()
     finally:

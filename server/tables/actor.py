@@ -56,6 +56,7 @@ STOP_WAIT = 5.0  # seconds a stopping table may take to finish its inbox before 
 FAILURE_LIMIT = 5  # a table that fails more often than this within FAILURE_SPAN seconds closes
 FAILURE_SPAN = 60.0
 INTERNAL_ERROR = 1011  # close code of a table that could not be rebuilt
+RETRY_FIRST, RETRY_MAX = 0.5, 5.0  # seconds between tries of a bot move or deadline that could not be stored
 Bot = Callable[[Game, int], Action]
 
 
@@ -308,10 +309,10 @@ class TableActor:
             case Resync(conn):
                 if conn in self.connections:
                     self._snapshot(conn)
-            case Deadline(window):
-                await self._deadline(window)
-            case BotMove(window, seat):
-                await self._bot_move(window, seat)
+            case Deadline(window, attempt):
+                await self._deadline(window, attempt)
+            case BotMove(window, seat, attempt):
+                await self._bot_move(window, seat, attempt)
             case GraceOver(seat, since):
                 self._grace_over(seat, since)
             case Stop(code):
@@ -661,22 +662,40 @@ class TableActor:
                 self.clock.now() + self.settings.timers.bot_delay, BotMove(self.window, seat)
             )
 
-    async def _bot_move(self, window: int, seat: int) -> None:
+    async def _bot_move(self, window: int, seat: int, attempt: int = 0) -> None:
         game = self.game
         state = self.seats[seat]
-        if window != self.window or game is None or state is None or not state.robot:
+        if window != self.window or game is None or state is None or not state.robot or self.status != "playing":
             return
         self._bot_timers.pop(seat, None)
         if seat not in game.to_act():
             return
-        await self._apply(seat, self.bot(game, seat).to_json(), auto="bot")
+        try:
+            await self._apply(seat, self.bot(game, seat).to_json(), auto="bot")
+        except TableError as exc:
+            if exc.reason != "server/storage":
+                raise
+            # Lesson 17: the move was not stored, so it did not happen; make it again shortly.
+            self._bot_timers[seat] = self._post_at(
+                self.clock.now() + _backoff(attempt), BotMove(window, seat, attempt + 1)
+            )
 
-    async def _deadline(self, window: int) -> None:
+    async def _deadline(self, window: int, attempt: int = 0) -> None:
         """Time is up: act for every seat that has not (R6.3: unanswered claims pass)."""
         game = self.game
         while game is not None and window == self.window and self.status == "playing" and game.to_act():
             seat = game.to_act()[0]
-            await self._apply(seat, _timeout_action(game, seat).to_json(), auto="timer")
+            try:
+                await self._apply(seat, _timeout_action(game, seat).to_json(), auto="timer")
+            except TableError as exc:
+                if exc.reason != "server/storage":
+                    raise
+                # Lesson 17: a deadline whose move could not be stored fires again until it is.
+                self._deadline_timer = self._post_at(
+                    self.clock.now() + _backoff(attempt), Deadline(window, attempt + 1)
+                )
+                return
+            game = self.game  # a refused write replays the game into a new object
 
     def _post_at(self, when: float, msg: Message) -> Timer:
         """Post ``msg`` to the inbox at ``when``."""
@@ -728,6 +747,11 @@ def _timeout_action(game: Game, seat: int) -> Action:
         if action.tile == drawn:
             return action
     return discards[-1]
+
+
+def _backoff(attempt: int) -> float:
+    """Seconds before a move whose write failed is tried again: 0.5, 1, 2, 4, then every 5."""
+    return min(RETRY_FIRST * 2**attempt, RETRY_MAX)
 
 
 def _ms(seconds: float) -> int:

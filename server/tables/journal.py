@@ -76,6 +76,8 @@ class StoredTable:
 class Journal(Protocol):
     """Durable record of tables and their actions. Each call returns once the write is durable."""
 
+    trouble: str | None  # why writes are failing now, or None (shown by /healthz)
+
     async def table_created(self, table: StoredTable) -> None:
         """A new table (no seats yet)."""
 
@@ -104,6 +106,7 @@ class MemoryJournal:
 
     tables: dict[str, StoredTable] = field(default_factory=dict)
     records: list[Record] = field(default_factory=list)
+    trouble: str | None = None  # memory never fails
 
     async def table_created(self, table: StoredTable) -> None:
         """Keep the table."""

@@ -109,17 +109,19 @@ class Resync:
 
 @dataclass(frozen=True, slots=True)
 class Deadline:
-    """The turn, claim or ready deadline of ``window`` has passed."""
+    """The turn, claim or ready deadline of ``window`` has passed (``attempt``: retries after failed writes)."""
 
     window: int
+    attempt: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class BotMove:
-    """A bot's thinking time in ``window`` is over: it acts for ``seat``."""
+    """A bot's thinking time in ``window`` is over: it acts for ``seat`` (``attempt``: retries after failed writes)."""
 
     window: int
     seat: int
+    attempt: int = 0
 
 
 @dataclass(frozen=True, slots=True)

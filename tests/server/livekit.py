@@ -24,6 +24,7 @@ from server.app import create_app
 from server.lobby import Lobby
 from server.statediff import patch
 from server.tables.actor import TableActor
+from server.tables.journal import Journal
 from server.wire import UVICORN_OPTIONS
 from server.ws import SocketConfig
 
@@ -38,8 +39,8 @@ Frame = dict[str, Any]
 class SeededLobby(Lobby):
     """A lobby whose tables all deal from one seed, so a live test replays the same game."""
 
-    def __init__(self, seed: int) -> None:
-        super().__init__()
+    def __init__(self, seed: int, journal: Journal | None = None) -> None:
+        super().__init__(journal=journal)
         self.seed = seed
 
     async def create(self, request: Mapping[str, object], *, seed: int | None = None) -> dict[str, object]:
@@ -209,9 +210,11 @@ class LiveServer:
 
     @classmethod
     @contextlib.asynccontextmanager
-    async def running(cls, *, seed: int = 7, socket_config: SocketConfig | None = None) -> AsyncIterator[LiveServer]:
+    async def running(
+        cls, *, seed: int = 7, socket_config: SocketConfig | None = None, journal: Journal | None = None
+    ) -> AsyncIterator[LiveServer]:
         """Serve until the block ends, then close every client and shut the server down."""
-        lobby = SeededLobby(seed)
+        lobby = SeededLobby(seed, journal)
         app = create_app(lobby, socket_config)
         config = uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="on", log_level="warning", **UVICORN_OPTIONS)
         server = uvicorn.Server(config)
