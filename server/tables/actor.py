@@ -751,7 +751,7 @@ def _timeout_action(game: Game, seat: int) -> Action:
 
 def _backoff(attempt: int) -> float:
     """Seconds before a move whose write failed is tried again: 0.5, 1, 2, 4, then every 5."""
-    return min(RETRY_FIRST * 2**attempt, RETRY_MAX)
+    return min(RETRY_FIRST * 2.0**attempt, RETRY_MAX)
 
 
 def _ms(seconds: float) -> int:
