@@ -424,6 +424,15 @@ class TableActor:
         await self._journal(self.journal.started(self.id, self.clock.now()))
         self.game = Game(self.settings.ruleset.rules, self.seed)
         self.status = "playing"
+        now = self.clock.now()
+        for s in self.seats:  # a person who never connected is away from the start
+            if s is not None and not s.bot and s.connections == 0 and s.away_since is None:
+                s.away_since = now
+        for i, s in enumerate(self.seats):
+            if s is not None and s.away_since is not None:
+                self._grace_timers[i] = self._post_at(
+                    s.away_since + self.settings.timers.grace, GraceOver(i, s.away_since)
+                )
         self._after_change()
         return {"started": True}
 
