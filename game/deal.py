@@ -302,6 +302,8 @@ class Deal:
                     for s in self._others(seat)
                     if self._can_win_with(s, tile) and not self._sacred_blocks(s, tile)
                 }
+                if self.rules.claim_pause:  # R6.9: everyone is asked, so that being asked tells nothing
+                    robbers = {s: robbers.get(s, [_PASS]) for s in self._others(seat)}
                 if robbers:
                     self.phase = DealPhase.ROB
                     self.window = ClaimWindow(WindowKind.ROB, tile, seat, robbers)
@@ -367,7 +369,10 @@ class Deal:
         self.must_discard = False
         self.kong_chain = 0
         events.append({"type": "discard", "seat": seat, "tile": tile.code})
-        options = {s: acts for s in self._others(seat) if (acts := self._claim_options(s, seat, tile))}
+        if self.rules.claim_pause:  # R6.9: every other seat is asked, with pass as its only answer if need be
+            options = {s: self._claim_options(s, seat, tile) or [_PASS] for s in self._others(seat)}
+        else:
+            options = {s: acts for s in self._others(seat) if (acts := self._claim_options(s, seat, tile))}
         if options:
             self.phase = DealPhase.CLAIM
             self.window = ClaimWindow(WindowKind.DISCARD, tile, seat, options)

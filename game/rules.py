@@ -40,6 +40,7 @@ class Rules:
     concealed_discard_points: Literal[0, 10] = 0  # R14: a concealed hand won on a discard
     payment: Literal["all", "discarder"] = "all"  # R11.1, or R14's payment by the discarder
     earthly_self_drawn: bool = False  # R14: Earthly Hand also self-drawn in a non-dealer's first turn
+    claim_pause: bool = False  # R6.9: every discard (and added kong) opens a window for every other seat
 
     def __post_init__(self) -> None:
         for name, allowed in _ALLOWED.items():
@@ -78,13 +79,21 @@ class Rules:
         return cls().with_overrides(data)
 
     def canonical(self) -> str:
-        """Stable text of every option, for digests."""
-        return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+        """Stable text of every option, for digests. An option added later is left out while it has
+        its default (off), so the versions and digests of rules without it stay what they were.
+        """
+        options = self.to_json()
+        for name in _LATER:
+            if options[name] is False:
+                del options[name]
+        return json.dumps(options, sort_keys=True, separators=(",", ":"))
 
 
 # R2.4: a score is stored in a 32-bit column; a starting score of at most a million leaves room for
 # thousands of limit hands either way (docs/protocol.md, "Limits").
 STARTING_SCORE = range(0, 1_000_001)
+
+_LATER = ("claim_pause",)  # options added after games were stored: see `Rules.canonical`
 
 _ALLOWED: dict[str, type | range | tuple[object, ...]] = {
     "flowers": bool,
@@ -108,4 +117,5 @@ _ALLOWED: dict[str, type | range | tuple[object, ...]] = {
     "concealed_discard_points": (0, 10),
     "payment": ("all", "discarder"),
     "earthly_self_drawn": bool,
+    "claim_pause": bool,
 }

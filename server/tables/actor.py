@@ -39,6 +39,7 @@ from server.tables.messages import (
     Join,
     Leave,
     Message,
+    PauseOver,
     Resync,
     Start,
     Stop,
@@ -114,6 +115,7 @@ class TableActor:
         self.deadline_kind: str | None = None
         self._marker: object = None
         self._deadline_timer: Timer | None = None
+        self._pause_timer: Timer | None = None
         self._bot_timers: dict[int, Timer] = {}
         self._grace_timers: dict[int, Timer] = {}
         self._task: asyncio.Task[None] | None = None
@@ -313,6 +315,8 @@ class TableActor:
                 await self._deadline(window, attempt)
             case BotMove(window, seat, attempt):
                 await self._bot_move(window, seat, attempt)
+            case PauseOver(window, attempt):
+                await self._end_pause(window, attempt)
             case GraceOver(seat, since):
                 self._grace_over(seat, since)
             case Stop(code):
@@ -536,6 +540,12 @@ class TableActor:
                 )
             self._ack = (conn, msg.request)  # `_publish` folds it into the sender's diff
             await self._apply(conn.seat, msg.action)
+            game = self.game
+            if game is not None and self._pausing(game) and self.window == msg.window:
+                window = game.deal.window
+                assert window is not None
+                if all(s in window.answers for s in window.options if not self._robot(s)):
+                    await self._end_pause(self.window)  # every person has answered: no need to wait
         except TableError as exc:
             self._ack = None
             conn.send(encode("refused", {"id": msg.request, **exc.to_json()}))
@@ -544,8 +554,9 @@ class TableActor:
             self._ack = None
             conn.send(encode("ack", {"id": msg.request}))
 
-    async def _apply(self, seat: int, action: object, auto: str | None = None) -> None:
-        """Apply an action through the engine, record it, then tell everyone.
+    async def _apply(self, seat: int, action: object, auto: str | None = None, *, publish: bool = True) -> None:
+        """Apply an action through the engine, record it, then tell everyone (unless not ``publish``:
+        the caller then calls `_after_change` itself).
 
         :raises TableError: the engine's refusal, with its reason code; nothing changed.
         """
@@ -576,8 +587,9 @@ class TableActor:
         # answered what stays secret until the window closes (R12.2), and the window, its deadline and
         # everyone's options stay as they were. The other seats are left out of this publish; a seat
         # left out is never out of step, as its next diff is taken from what it was last sent.
-        only = seat if all(event["type"] == "answer" for event in events) else None
-        self._after_change(only)
+        if publish:
+            only = seat if all(event["type"] == "answer" for event in events) else None
+            self._after_change(only)
 
     async def _chat(self, msg: Chat) -> None:
         conn = msg.conn
@@ -658,11 +670,68 @@ class TableActor:
         self.deadline = self.clock.now() + seconds + extra
         window = self.window
         self._deadline_timer = self._post_at(self.deadline, Deadline(window))
+        self._cancel(self._pause_timer)
+        self._pause_timer = None
+        if self._pausing(game):
+            # R6.9: the pause lasts the same whoever holds what; with no person to wait for, as long
+            # as a bot thinks.
+            people = [s for s in game.to_act() if not self._robot(s)]
+            wait = timers.pause if people else min(timers.pause, timers.bot_delay)
+            self._pause_timer = self._post_at(self.clock.now() + wait + extra, PauseOver(window))
+
+    @staticmethod
+    def _pausing(game: Game) -> bool:
+        """Whether a fair-pause claim window is open (R6.9)."""
+        return game.rules.claim_pause and game.phase is GamePhase.DEAL and game.deal.window is not None
+
+    def _robot(self, seat: int) -> bool:
+        state = self.seats[seat]
+        return state is None or state.robot
+
+    async def _end_pause(self, window: int, attempt: int = 0) -> None:
+        """The pause is over, or every person asked has answered: each bot answers now (so when a bot
+        answers never depends on its tiles), and each seat with nothing but pass passes. A person who
+        may claim keeps the rest of the claim time (R6.9).
+        """
+        game = self.game
+        if game is None or window != self.window or self.status != "playing" or not self._pausing(game):
+            return
+        self._cancel(self._pause_timer)
+        self._pause_timer = None
+        claim = game.deal.window
+        answered = False
+        try:
+            for seat in list(game.to_act()):
+                if game.phase is not GamePhase.DEAL or game.deal.window is not claim:
+                    return  # the window closed
+                legal = game.legal_actions(seat)
+                if self._robot(seat):
+                    action, auto = self.bot(game, seat), "bot"
+                elif all(a.type is ActionType.PASS for a in legal):
+                    action, auto = legal[0], "timer"
+                else:
+                    continue
+                try:
+                    # Published together below: one frame per seat whoever had answered before, so
+                    # how many frames a seat gets says nothing about who else was asked what.
+                    await self._apply(seat, action.to_json(), auto=auto, publish=False)
+                except TableError as exc:
+                    if exc.reason != "server/storage":
+                        raise
+                    retry = PauseOver(window, attempt + 1)
+                    self._pause_timer = self._post_at(self.clock.now() + _backoff(attempt), retry)
+                    return
+                answered = True
+                game = self.game
+                assert game is not None
+        finally:
+            if answered:
+                self._after_change()
 
     def _schedule_bots(self) -> None:
         game = self.game
-        if game is None or self.status != "playing":
-            return
+        if game is None or self.status != "playing" or self._pausing(game):
+            return  # in a fair pause, bots answer when it ends (`_end_pause`)
         for seat in game.to_act():
             state = self.seats[seat]
             if state is None or not state.robot or seat in self._bot_timers:
@@ -717,7 +786,8 @@ class TableActor:
 
     def _cancel_all(self) -> None:
         self._cancel(self._deadline_timer)
-        self._deadline_timer = None
+        self._cancel(self._pause_timer)
+        self._deadline_timer = self._pause_timer = None
         for timers in (self._bot_timers, self._grace_timers):
             for timer in timers.values():
                 timer.cancel()

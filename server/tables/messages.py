@@ -22,6 +22,7 @@ __all__ = [
     "Join",
     "Leave",
     "Message",
+    "PauseOver",
     "Resync",
     "Start",
     "Stop",
@@ -125,6 +126,14 @@ class BotMove:
 
 
 @dataclass(frozen=True, slots=True)
+class PauseOver:
+    """The fair pause of claim window ``window`` is over (R6.9): bots answer, seats with only pass pass."""
+
+    window: int
+    attempt: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class GraceOver:
     """The grace period of ``seat``, away since ``since``, has ended: a bot takes over."""
 
@@ -139,4 +148,19 @@ class Stop:
     code: int = 1001
 
 
-Message = Join | Leave | AddBots | Start | Attach | Detach | Act | Chat | Resync | Deadline | BotMove | GraceOver | Stop
+Message = (
+    Join
+    | Leave
+    | AddBots
+    | Start
+    | Attach
+    | Detach
+    | Act
+    | Chat
+    | Resync
+    | Deadline
+    | BotMove
+    | PauseOver
+    | GraceOver
+    | Stop
+)

@@ -25,6 +25,7 @@ class Timers:
     ready: float | None = 20.0  # between deals: then every seat is made ready
     grace: float = 60.0  # how long a disconnected seat keeps its place before a bot plays it
     bot_delay: float = 0.8  # how long a bot "thinks" before it acts, so people can follow
+    pause: float = 1.5  # R6.9: after a discard, how long a seat with nothing but pass is waited for
 
     _LIMITS = {
         "turn": (3.0, 600.0),
@@ -32,6 +33,7 @@ class Timers:
         "ready": (3.0, 600.0),
         "grace": (0.0, 3600.0),
         "bot_delay": (0.0, 10.0),
+        "pause": (0.5, 10.0),
     }
 
     @classmethod
@@ -102,6 +104,8 @@ class TableSettings:
         ruleset_name = data.get("ruleset", "classical")
         if not isinstance(ruleset_name, str):
             raise TableError("table/bad_rules", 'ruleset must be a name such as "classical"')
+        # R6.9: a table people play at pauses after every discard unless its creator says otherwise.
+        overrides = {"claim_pause": True, **overrides}
         try:
             chosen = ruleset(ruleset_name, dict(overrides))
         except OptionError as exc:

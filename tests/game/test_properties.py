@@ -17,6 +17,7 @@ RULESETS = [
     Rules(),
     Rules(flowers=False),
     Rules(dead_wall=16, sacred_discard=False, dealer_keeps_on_washout=False),
+    Rules(claim_pause=True),
 ]
 
 
@@ -122,3 +123,23 @@ def test_legal_actions_follow_the_hand_not_a_remembered_answer() -> None:
     hand[gone], hand[new] = 0, 1
     after = {a.tile for a in game.legal_actions(seat) if a.type is ActionType.DISCARD}
     assert after == (before - {TILES[gone]}) | {TILES[new]}
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_the_fair_pause_changes_nothing_but_the_passes(seed: int) -> None:
+    """R6.9: with every seat asked after every discard, the same choices make the same game."""
+    from game.policy import choose
+
+    results = []
+    for pause in (False, True):
+        game = Game(Rules(claim_pause=pause, game_length="east"), seed)
+        played = []
+        while game.phase is not GamePhase.OVER:
+            seat = game.to_act()[0]
+            action = choose(game, seat)
+            if action.type is not ActionType.PASS:
+                played.append((seat, action))
+            game.apply(seat, action)
+        results.append((game.scores, played))
+    assert results[0] == results[1]

@@ -14,6 +14,9 @@ from server.tables.actor import TableActor
 pytestmark = pytest.mark.asyncio
 
 TIMERS = {"turn": 30, "claim": 6, "ready": 20, "grace": 60, "bot_delay": 0.5}
+NO_PAUSE = {
+    "claim_pause": False
+}  # these tests time classical claim windows; tests/server/test_fair_pause.py the paused ones
 
 
 def discard_drawn(client: Client) -> dict[str, Any]:
@@ -66,7 +69,7 @@ async def others_play_until_seat_is_to_act(kit: Kit, actor: TableActor, clients:
 
 async def test_claim_window_closes_early_once_every_eligible_seat_answers() -> None:
     kit = Kit()
-    actor, clients = await kit.table(timers=TIMERS)
+    actor, clients = await kit.table(timers=TIMERS, overrides=NO_PAUSE)
     await play_until_claim(kit, actor, clients, humans={0, 1, 2, 3})
     start, window = kit.clock.now(), actor.window
     assert actor.deadline == pytest.approx(start + 6)
@@ -80,7 +83,7 @@ async def test_claim_window_closes_early_once_every_eligible_seat_answers() -> N
 
 async def test_claim_window_deadline_passes_for_seats_that_did_not_answer() -> None:
     kit = Kit()
-    actor, clients = await kit.table(timers=TIMERS)
+    actor, clients = await kit.table(timers=TIMERS, overrides=NO_PAUSE)
     await play_until_claim(kit, actor, clients, humans={0, 1, 2, 3})
     waiting, window, version = actor.game.to_act(), actor.window, actor.game.version
     await kit.advance(actor, 5.9)
@@ -96,7 +99,7 @@ async def test_claim_window_deadline_passes_for_seats_that_did_not_answer() -> N
 
 async def test_turn_deadline_discards_the_drawn_tile() -> None:
     kit = Kit()
-    actor, clients = await kit.table(timers=TIMERS)
+    actor, clients = await kit.table(timers=TIMERS, overrides=NO_PAUSE)
     seat = actor.game.deal.current
     drawn = clients[seat].state["game"]["turn"].get("drawn")
     deadline = clients[seat].state["clock"]["deadline"]
@@ -112,7 +115,7 @@ async def test_turn_deadline_discards_the_drawn_tile() -> None:
 
 async def test_stale_window_token_is_refused_and_changes_nothing() -> None:
     kit = Kit()
-    actor, clients = await kit.table(timers=TIMERS)
+    actor, clients = await kit.table(timers=TIMERS, overrides=NO_PAUSE)
     seat = actor.game.deal.current
     old_window = actor.window
     clients[seat].act(discard_drawn(clients[seat]))
@@ -138,7 +141,7 @@ async def test_stale_window_token_is_refused_and_changes_nothing() -> None:
 
 async def test_disconnected_seat_keeps_its_place_and_auto_acts_at_deadlines() -> None:
     kit = Kit()
-    actor, clients = await kit.table(timers=TIMERS)
+    actor, clients = await kit.table(timers=TIMERS, overrides=NO_PAUSE)
     away = (actor.game.deal.current + 1) % 4
     clients[away].detach()
     await kit.settle(actor)
@@ -166,7 +169,7 @@ async def test_disconnected_seat_keeps_its_place_and_auto_acts_at_deadlines() ->
 
 async def test_bot_takes_over_after_the_grace_period_and_the_person_reclaims_the_seat() -> None:
     kit = Kit()
-    actor, clients = await kit.table(timers=TIMERS)
+    actor, clients = await kit.table(timers=TIMERS, overrides=NO_PAUSE)
     away = actor.game.deal.current
     token = clients[away].token
     clients[away].detach()

@@ -56,6 +56,9 @@ async def _play_hand(client: LiveClient) -> int:
         if not _deal_running(client.state):
             return acted
         answer = await client.act(_choose(client.game))
+        while answer["t"] == "refused" and answer["d"]["reason"] == "rate/limited":
+            await asyncio.sleep(0.2)  # back off as a client must: a pause after every discard asks for many passes
+            answer = await client.act(_choose(client.game))
         # The table queues its diff before the answer, so by now the state shows the outcome.
         if answer["t"] == "refused":
             # A claim resolves as soon as no unanswered seat could outrank it (R6.3), so an answer
