@@ -17,7 +17,7 @@ class OptionError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """Every house-rule option of RULES.md; the defaults are the ``classical`` ruleset (R13)."""
+    """Every house-rule option of the rule book (docs/rules.md); the defaults are the ``classical`` ruleset (R13)."""
 
     flowers: bool = True  # R1.3
     game_length: Literal["full", "east"] = "full"  # R2.2

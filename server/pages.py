@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import jinja2
+from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -17,6 +18,7 @@ from starlette.templating import Jinja2Templates
 
 from game.rulesets import RULESETS
 from server.lobby import Lobby
+from server.rulebook import rule_book
 from server.tables.errors import TableError
 from server.tables.settings import NAME_MAX, TABLE_NAME_MAX, Timers
 
@@ -101,8 +103,12 @@ def page_routes(templates_dir: Path = TEMPLATES, static_dir: Path = STATIC) -> l
             {"table_id": actor.id, "table_name": actor.settings.name, "name_max": NAME_MAX},
         )
 
+    async def rules_page(request: Request) -> Response:
+        return render(request, "rules.html", {"book": Markup(rule_book().html)})
+
     return [
         Route("/", lobby_page, methods=["GET"], name="lobby_page"),
+        Route("/rules", rules_page, methods=["GET"], name="rules_page"),
         Route("/t/{table_id}", table_page, methods=["GET"], name="table_page"),
         Mount("/static", StaticFiles(directory=static_dir), name="static"),
     ]

@@ -174,6 +174,23 @@ export function revealed(view, s, result, names, words = meldName) {
   return card;
 }
 
+/** A table cell naming rules, each rule number ("R8.2", "R5.2c") a link to it in the rule book (/rules). */
+export function ruleCell(rule) {
+  const td = el("td", "rule");
+  const text = String(rule ?? "");
+  let at = 0;
+  for (const match of text.matchAll(/R\d+(?:\.\d+)?[a-z]?/g)) {
+    td.append(text.slice(at, match.index));
+    const link = el("a", null, match[0]);
+    link.href = `/rules#${match[0].replace(/[a-z]$/, "")}`;
+    link.title = "This rule in the rule book";
+    td.append(link);
+    at = match.index + match[0].length;
+  }
+  td.append(text.slice(at));
+  return td;
+}
+
 /** A hand's score: one row an item (rule, words, points or doubles or limit), then the arithmetic and the value. */
 export function scoreTable(score) {
   const table = el("table", "score-items");
@@ -184,7 +201,7 @@ export function scoreTable(score) {
     else if (item.doubles) value = `×2${item.doubles > 1 ? ` ×${item.doubles}` : ""} (${item.doubles} double${item.doubles > 1 ? "s" : ""})`;
     else value = signed(item.points);
     const tr = el("tr");
-    tr.append(el("td", "rule", item.rule), el("td", "text", item.text), el("td", "num", value));
+    tr.append(ruleCell(item.rule), el("td", "text", item.text), el("td", "num", value));
     body.append(tr);
   }
   const foot = el("tfoot");
@@ -210,7 +227,7 @@ export function payments(view, result, names) {
         el("td", "who", `${names[p.from]} → ${names[p.to]}`),
         el("td", "num", String(p.amount)),
         el("td", "text", p.text),
-        el("td", "rule", p.rule),
+        ruleCell(p.rule),
       );
       body.append(tr);
     }

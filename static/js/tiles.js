@@ -1,4 +1,4 @@
-// Tiles in R0 notation (RULES.md): parsing the compact form the server sends ("24889b 34c E RR"),
+// Tiles in R0 notation (docs/rules.md): parsing the compact form the server sends ("24889b 34c E RR"),
 // sorting, names for people and screen readers, and the tile elements (static/css/tiles.css).
 // A tile shows its rank numeral or honour letter, a suit symbol and its Chinese character, so that
 // colour is never the only cue.

@@ -1,8 +1,9 @@
 """Known-answer scoring and settlement vectors (R8–R11, R14, R15), run through the ``sparrow`` CLI.
 
 The expected figures in ``tests/data/scoring_vectors.json`` and ``tests/data/settlement_vectors.json``
-were worked out by hand from RULES.md, not from the code; each vector's ``why`` shows the arithmetic
-and its ``rules`` name the rule-book sections it checks. A failing vector is named in the test id.
+were worked out by hand from the rule book (docs/rules.md), not from the code; each vector's ``why``
+shows the arithmetic and its ``rules`` name the rule-book sections it checks. A failing vector is named
+in the test id.
 """
 
 from __future__ import annotations
