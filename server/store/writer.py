@@ -50,8 +50,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.store.session import sqlite_file_url
 from server.store.writer_child import HEADER, Outcome, about_the_database, frame
+from server.tables.journal import WriteOutcomeUnknown
 
-__all__ = ["BATCH_CAP", "GroupWriter", "WriterError"]
+__all__ = ["BATCH_CAP", "GroupWriter", "OutcomeUnknown", "WriterError"]
 
 BATCH_CAP = 500
 LARGEST_ANSWER = 1 << 24  # bytes: an answer holds one outcome per write of a batch
@@ -64,6 +65,13 @@ Transact = Callable[[Sequence[T]], Awaitable[None]]  # makes one transaction of 
 
 class WriterError(RuntimeError):
     """The write was not made: the writer is closed, or it stopped on an unexpected error."""
+
+
+class OutcomeUnknown(WriterError, WriteOutcomeUnknown):
+    """The database stopped answering while the write was being committed: it may have been made."""
+
+
+CHECK_TRIES = 12  # about 12 s of asking whether a write whose commit went unanswered was made
 
 
 class GroupWriter(Generic[T]):
@@ -255,12 +263,39 @@ class GroupWriter(Generic[T]):
         try:
             await transact([item for item, _ in batch])
         except Exception as exc:
+            if await self._stored_after_all(batch, exc):
+                return False  # the reply was lost, not the commit: its callers are told it was made
             if len(batch) == 1:
                 _fail(batch[0][1], exc)
                 return False
             _retrying(len(batch), repr(exc))
             await self._one_by_one(batch)
             return False
+        return True
+
+    async def _stored_after_all(self, batch: list[Waiting[T]], exc: Exception) -> bool:
+        """Whether ``batch``, whose transaction failed with ``exc``, was committed all the same (the
+        connection died after COMMIT was sent, before its answer came: lesson 17). If so its callers
+        are told it was made. A batch is one transaction, so its first write tells for all of them.
+        While the database cannot be asked, it is asked again; if it never answers, the outcome is
+        unknown and the callers are told so (`OutcomeUnknown`), never that nothing was stored.
+        """
+        if self._landed is None or not about_the_database(exc):
+            return False
+        landed, first = self._landed, batch[0][0]
+        for attempt in range(CHECK_TRIES):
+            try:
+                async with self.engine.connect() as connection:
+                    stored = await connection.run_sync(lambda sync: landed(sync, first))
+            except Exception:
+                await asyncio.sleep(min(0.1 * 2**attempt, 2.0))
+                continue
+            if stored:
+                self._committed(batch)
+            return stored
+        unknown = OutcomeUnknown(f"the database stopped answering as a write was committed ({exc!r})")
+        for _, done in batch:
+            _fail(done, unknown)
         return True
 
     async def _one_by_one(self, batch: list[Waiting[T]]) -> None:
@@ -271,6 +306,8 @@ class GroupWriter(Generic[T]):
                 async with self._transactions() as transact:
                     await transact([item])
             except Exception as exc:
+                if await self._stored_after_all([(item, done)], exc):
+                    continue
                 if not about_the_database(exc):
                     _fail(done, exc)
                     continue

@@ -26,7 +26,7 @@ from server.statediff import Memo, diff
 from server.tables.clock import Clock, Timer
 from server.tables.connection import Connection, compact, encode
 from server.tables.errors import TableError
-from server.tables.journal import Journal, Record, SeatRecord, StoredTable, hash_token
+from server.tables.journal import Journal, Record, SeatRecord, StoredTable, WriteOutcomeUnknown, hash_token
 from server.tables.messages import (
     Act,
     AddBots,
@@ -183,6 +183,9 @@ class TableActor:
             msg = await self.inbox.get()
             try:
                 await self.handle(msg)
+            except WriteOutcomeUnknown:
+                log.error("table %s: a write's outcome is unknown; rebuilding it from its journal", self.id)
+                await self._recover(msg, answer=False)  # the snapshot after the rebuild tells the truth
             except Exception:  # a bug must not take the table down; the user gets a plain refusal
                 log.exception("table %s failed on %s; rebuilding it from its journal", self.id, type(msg).__name__)
                 await self._recover(msg)
@@ -226,13 +229,14 @@ class TableActor:
         """The task has ended."""
         return self._task is not None and self._task.done()
 
-    async def _recover(self, msg: Message) -> None:
+    async def _recover(self, msg: Message, *, answer: bool = True) -> None:
         """After a failure on ``msg``: answer whoever waits on it, then rebuild the table from its
         journal to the last stored action, keep its sockets and send each a snapshot. A table that
         keeps failing, or cannot be read back, closes (1011) instead of looping.
         """
-        with contextlib.suppress(Exception):  # the answer itself may be what failed
-            self._fail(msg)
+        if answer:
+            with contextlib.suppress(Exception):  # the answer itself may be what failed
+                self._fail(msg)
         now = self.clock.now()
         self._failures = [t for t in self._failures if now - t < FAILURE_SPAN] + [now]
         if len(self._failures) > FAILURE_LIMIT:
@@ -369,6 +373,8 @@ class TableActor:
     async def _journal(self, write: Awaitable[None]) -> None:
         try:
             await write
+        except WriteOutcomeUnknown:
+            raise  # not "nothing changed": the table is rebuilt from what was stored (`_recover`)
         except Exception:
             log.exception("table %s could not write to storage", self.id)
             message = "the server could not save that; nothing changed, try again"

@@ -16,7 +16,16 @@ from typing import Protocol
 from game.deal import Event
 from server.tables.settings import TableSettings
 
-__all__ = ["Journal", "MemoryJournal", "Record", "SeatRecord", "StoredTable", "hash_token", "new_table_id"]
+__all__ = [
+    "WriteOutcomeUnknown",
+    "Journal",
+    "MemoryJournal",
+    "Record",
+    "SeatRecord",
+    "StoredTable",
+    "hash_token",
+    "new_table_id",
+]
 
 
 def new_table_id() -> str:
@@ -71,6 +80,12 @@ class StoredTable:
     seats: list[SeatRecord | None] = field(default_factory=lambda: [None] * 4)
     actions: list[tuple[int, dict[str, object]]] = field(default_factory=list)
     chat: list[dict[str, object]] = field(default_factory=list)
+
+
+class WriteOutcomeUnknown(RuntimeError):
+    """A write whose commit went unanswered: it may or may not be stored. Whoever made it must not
+    say that nothing changed; the table is rebuilt from what the journal holds (lesson 17).
+    """
 
 
 class Journal(Protocol):
