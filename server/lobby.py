@@ -97,8 +97,9 @@ class Lobby:
         return actor
 
     def public_tables(self) -> list[dict[str, object]]:
-        """Public tables that are waiting or playing, newest first."""
-        live = [a for a in self.tables.values() if a.settings.public and a.status in ("waiting", "playing")]
+        """Public tables that are waiting, playing or adjourned, newest first."""
+        shown = ("waiting", "playing", "adjourned")
+        live = [a for a in self.tables.values() if a.settings.public and a.status in shown]
         live.sort(key=lambda a: a.created, reverse=True)
         return [a.state.public() for a in live]
 

@@ -13,7 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from game.rules import Rules
 from game.rulesets import RULESETS, differences
-from server.store.models import GameRow, HandRow, SeatRow
+from server.store.models import ActionRow, GameRow, HandRow, SeatRow
+from server.tables.journal import STAND_IN
 
 __all__ = ["game_detail", "list_games", "player_record"]
 
@@ -69,6 +70,7 @@ async def game_detail(session: AsyncSession, game_id: str) -> dict[str, Any] | N
     seats = (await _seats(session, [game.id]))[game.id]
     rules = Rules.from_json(game.options)
     hands = (await session.scalars(select(HandRow).where(HandRow.game_id == game_id).order_by(HandRow.number))).all()
+    stand_ins = await _stand_ins(session, game_id, [hand.finished_at for hand in hands])
     start = rules.starting_score
     series = [[start] for _ in range(4)]
     rows = []
@@ -88,6 +90,7 @@ async def game_detail(session: AsyncSession, game_id: str) -> dict[str, Any] | N
                 "changes": hand.changes,
                 "totals": hand.totals,
                 "payments": hand.result.get("payments", []),
+                "stand_ins": sorted(stand_ins.get(hand.number, ())),
             }
         )
     return {
@@ -104,6 +107,25 @@ async def game_detail(session: AsyncSession, game_id: str) -> dict[str, Any] | N
         "hand_rows": rows,
         "series": series,
     }
+
+
+async def _stand_ins(session: AsyncSession, game_id: str, ends: list[datetime]) -> dict[int, set[int]]:
+    """For each hand (by number), the seats a stand-in bot played for their absent person in it:
+    an action of that kind belongs to the first hand that ended at or after it (getting ready for
+    the next hand is not play, so it marks nothing)."""
+    rows = await session.execute(
+        select(ActionRow.seat, ActionRow.at, ActionRow.action).where(
+            ActionRow.game_id == game_id, ActionRow.auto == STAND_IN
+        )
+    )
+    found: dict[int, set[int]] = defaultdict(set)
+    for seat, at, action in rows:
+        if action.get("type") == "ready":
+            continue
+        number = next((n for n, end in enumerate(ends) if end >= at), None)
+        if number is not None:
+            found[number].add(seat)
+    return found
 
 
 async def player_record(session: AsyncSession, name: str) -> dict[str, Any] | None:

@@ -26,14 +26,24 @@ from server.statediff import Memo, diff
 from server.tables.clock import Clock, Timer
 from server.tables.connection import Connection, compact, encode
 from server.tables.errors import TableError
-from server.tables.journal import Journal, Record, SeatRecord, StoredTable, WriteOutcomeUnknown, hash_token
+from server.tables.journal import (
+    STAND_IN,
+    Journal,
+    Record,
+    SeatRecord,
+    StoredTable,
+    WriteOutcomeUnknown,
+    hash_token,
+)
 from server.tables.messages import (
     Act,
     AddBots,
+    Adjourn,
     Attach,
     BotMove,
     Chat,
     Deadline,
+    Deserted,
     Detach,
     GraceOver,
     Join,
@@ -57,6 +67,7 @@ STOP_WAIT = 5.0  # seconds a stopping table may take to finish its inbox before 
 FAILURE_LIMIT = 5  # a table that fails more often than this within FAILURE_SPAN seconds closes
 FAILURE_SPAN = 60.0
 INTERNAL_ERROR = 1011  # close code of a table that could not be rebuilt
+ADJOURN_AFTER = 24 * 3600.0  # seconds a paused table waits before it is adjourned
 RETRY_FIRST, RETRY_MAX = 0.5, 5.0  # seconds between tries of a bot move or deadline that could not be stored
 Bot = Callable[[Game, int], Action]
 
@@ -120,6 +131,10 @@ class TableActor:
         self._grace_timers: dict[int, Timer] = {}
         self._task: asyncio.Task[None] | None = None
         self._failures: list[float] = []  # when the table last failed (lesson 15)
+        self.paused_since: float | None = None  # nobody was here for the grace period: no clocks run
+        self.adjourn_after = ADJOURN_AFTER
+        self._empty_since: float | None = None  # when the last seated person's last socket closed
+        self._presence_timer: Timer | None = None
         self.state = TableState(self)
 
     @classmethod
@@ -145,6 +160,7 @@ class TableActor:
                     )
             actor._arm_deadline(actor.game, extra=grace)
             actor._schedule_bots()
+            actor._watch_presence(extra=grace)
         return actor
 
     def _load(self, stored: StoredTable) -> None:
@@ -277,9 +293,11 @@ class TableActor:
                 seat = self.seats[conn.seat]
                 if seat is None or seat.token_hash != conn.token:
                     conn.seat = None
-        if self.game is not None and self.status == "playing":
+        if self.game is not None and self.status == "playing" and self.paused_since is None:
             self._arm_deadline(self.game)
             self._schedule_bots()
+            self._empty_since = None
+            self._watch_presence()
 
     def _fail(self, msg: Message) -> None:
         error = TableError("server/internal", "the server could not handle that; the table is unchanged", status=500)
@@ -321,6 +339,10 @@ class TableActor:
                 await self._bot_move(window, seat, attempt)
             case PauseOver(window, attempt):
                 await self._end_pause(window, attempt)
+            case Deserted(since):
+                self._deserted(since)
+            case Adjourn(since):
+                self._adjourn(since)
             case GraceOver(seat, since):
                 self._grace_over(seat, since)
             case Stop(code):
@@ -443,6 +465,7 @@ class TableActor:
                 self._grace_timers[i] = self._post_at(
                     s.away_since + self.settings.timers.grace, GraceOver(i, s.away_since)
                 )
+        self._watch_presence()
         self._after_change()
         return {"started": True}
 
@@ -463,12 +486,14 @@ class TableActor:
                 self._cancel(self._grace_timers.pop(seat, None))
                 self._cancel(self._bot_timers.pop(seat, None))
         self.connections.add(conn)
+        self._someone_here()
         return {"seat": conn.seat}
 
     def _detach(self, conn: Connection) -> None:
         if conn not in self.connections:
             return
         self.connections.discard(conn)
+        self._watch_presence()
         if conn.seat is None:
             return
         state = self.seats[conn.seat]
@@ -482,6 +507,61 @@ class TableActor:
                 seat = conn.seat
                 self._grace_timers[seat] = self._post_at(since + self.settings.timers.grace, GraceOver(seat, since))
         self._publish()
+
+    # ------------------------------------------------------------ presence
+    def _people_here(self) -> bool:
+        """Whether anyone is at the table: a seated person, or someone watching."""
+        return any(not conn.closed for conn in self.connections)
+
+    def _watch_presence(self, extra: float = 0.0) -> None:
+        """If nobody is connected, pause the table once that has lasted the grace period."""
+        if self.status != "playing" or self._people_here() or self._empty_since is not None:
+            return
+        since = self._empty_since = self.clock.now()
+        self._cancel(self._presence_timer)
+        self._presence_timer = self._post_at(since + self.settings.timers.grace + extra, Deserted(since))
+
+    def _deserted(self, since: float) -> None:
+        """Nobody has been here for the grace period: stop every clock and bot until someone returns,
+        so that nobody's record fills with hands that only stand-ins played."""
+        if since != self._empty_since or self.status != "playing" or self._people_here():
+            return
+        self._cancel_all()
+        self.paused_since = self.clock.now()
+        self.deadline = None
+        self._presence_timer = self._post_at(self.paused_since + self.adjourn_after, Adjourn(self.paused_since))
+        log.info("table %s paused: nobody has been at it for %g s", self.id, self.settings.timers.grace)
+        self._publish()
+
+    def _adjourn(self, since: float) -> None:
+        """Paused for long: adjourned. The game stays stored; a seated person who opens the table
+        resumes it."""
+        if since != self.paused_since or self.status != "playing":
+            return
+        self.status = "adjourned"
+        self._publish()
+        for conn in list(self.connections):  # spectators: there is nothing to watch
+            conn.close(1001, "the table is adjourned")
+
+    def _someone_here(self) -> None:
+        """Someone connected: the table goes on (with fresh clocks) if it was paused."""
+        self._empty_since = None
+        self._cancel(self._presence_timer)
+        self._presence_timer = None
+        if self.paused_since is None:
+            return
+        self.paused_since = None
+        if self.status == "adjourned":
+            self.status = "playing"
+        game = self.game
+        if game is not None and self.status == "playing":
+            now = self.clock.now()
+            for i, s in enumerate(self.seats):  # the others' grace periods start again now
+                if s is not None and not s.bot and s.connections == 0 and not s.substitute:
+                    s.away_since = now
+                    self._grace_timers[i] = self._post_at(now + self.settings.timers.grace, GraceOver(i, now))
+            self._arm_deadline(game)
+            self._schedule_bots()
 
     def _grace_over(self, seat: int, since: float) -> None:
         state = self.seats[seat]
@@ -660,6 +740,9 @@ class TableActor:
 
     def _arm_deadline(self, game: Game, extra: float = 0.0) -> None:
         self._cancel(self._deadline_timer)
+        if self.paused_since is not None:  # nobody is here: no clock runs (`_deserted`)
+            self.deadline, self._deadline_timer = None, None
+            return
         timers = self.settings.timers
         if game.phase is GamePhase.OVER:
             seconds, kind = None, None
@@ -690,6 +773,11 @@ class TableActor:
         """Whether a fair-pause claim window is open (R6.9)."""
         return game.rules.claim_pause and game.phase is GamePhase.DEAL and game.deal.window is not None
 
+    def _bot_kind(self, seat: int) -> str:
+        """How the journal marks a bot's action: a person's seat played by a bot is a stand-in's."""
+        state = self.seats[seat]
+        return STAND_IN if state is not None and not state.bot else "bot"
+
     def _robot(self, seat: int) -> bool:
         state = self.seats[seat]
         return state is None or state.robot
@@ -702,6 +790,8 @@ class TableActor:
         game = self.game
         if game is None or window != self.window or self.status != "playing" or not self._pausing(game):
             return
+        if self.paused_since is not None:
+            return
         self._cancel(self._pause_timer)
         self._pause_timer = None
         claim = game.deal.window
@@ -712,7 +802,7 @@ class TableActor:
                     return  # the window closed
                 legal = game.legal_actions(seat)
                 if self._robot(seat):
-                    action, auto = self.bot(game, seat), "bot"
+                    action, auto = self.bot(game, seat), self._bot_kind(seat)
                 elif all(a.type is ActionType.PASS for a in legal):
                     action, auto = legal[0], "timer"
                 else:
@@ -736,8 +826,8 @@ class TableActor:
 
     def _schedule_bots(self) -> None:
         game = self.game
-        if game is None or self.status != "playing" or self._pausing(game):
-            return  # in a fair pause, bots answer when it ends (`_end_pause`)
+        if game is None or self.status != "playing" or self._pausing(game) or self.paused_since is not None:
+            return  # in a fair pause, bots answer when it ends (`_end_pause`); a paused table waits
         for seat in game.to_act():
             state = self.seats[seat]
             if state is None or not state.robot or seat in self._bot_timers:
@@ -751,11 +841,13 @@ class TableActor:
         state = self.seats[seat]
         if window != self.window or game is None or state is None or not state.robot or self.status != "playing":
             return
+        if self.paused_since is not None:
+            return
         self._bot_timers.pop(seat, None)
         if seat not in game.to_act():
             return
         try:
-            await self._apply(seat, self.bot(game, seat).to_json(), auto="bot")
+            await self._apply(seat, self.bot(game, seat).to_json(), auto=self._bot_kind(seat))
         except TableError as exc:
             if exc.reason != "server/storage":
                 raise
@@ -767,6 +859,8 @@ class TableActor:
     async def _deadline(self, window: int, attempt: int = 0) -> None:
         """Time is up: act for every seat that has not (R6.3: unanswered claims pass)."""
         game = self.game
+        if self.paused_since is not None:
+            return
         while game is not None and window == self.window and self.status == "playing" and game.to_act():
             seat = game.to_act()[0]
             try:
@@ -793,7 +887,8 @@ class TableActor:
     def _cancel_all(self) -> None:
         self._cancel(self._deadline_timer)
         self._cancel(self._pause_timer)
-        self._deadline_timer = self._pause_timer = None
+        self._cancel(self._presence_timer)
+        self._deadline_timer = self._pause_timer = self._presence_timer = None
         for timers in (self._bot_timers, self._grace_timers):
             for timer in timers.values():
                 timer.cancel()

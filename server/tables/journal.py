@@ -21,11 +21,15 @@ __all__ = [
     "Journal",
     "MemoryJournal",
     "Record",
+    "STAND_IN",
     "SeatRecord",
     "StoredTable",
     "hash_token",
     "new_table_id",
 ]
+
+
+STAND_IN = "stand-in"  # an action's `auto` when a bot played the seat of a person who was away (R2, lesson 8)
 
 
 def new_table_id() -> str:
@@ -61,7 +65,7 @@ class Record:
     action: dict[str, object]
     events: list[Event]
     at: float
-    auto: str | None = None  # "timer" or "bot" when the server acted for the seat
+    auto: str | None = None  # "timer", "bot" or STAND_IN when the server acted for the seat
     deal: int = 0  # the deal the action was played in: its number, dealer and prevailing wind
     dealer: int = 0
     round_wind: str = "E"

@@ -22,6 +22,8 @@ __all__ = [
     "Join",
     "Leave",
     "Message",
+    "Adjourn",
+    "Deserted",
     "PauseOver",
     "Resync",
     "Start",
@@ -134,6 +136,20 @@ class PauseOver:
 
 
 @dataclass(frozen=True, slots=True)
+class Deserted:
+    """Nobody (seated or watching) has been connected since ``since``, for the grace period: the table pauses."""
+
+    since: float
+
+
+@dataclass(frozen=True, slots=True)
+class Adjourn:
+    """The table, paused since ``since``, has been paused long enough to be adjourned."""
+
+    since: float
+
+
+@dataclass(frozen=True, slots=True)
 class GraceOver:
     """The grace period of ``seat``, away since ``since``, has ended: a bot takes over."""
 
@@ -162,5 +178,7 @@ Message = (
     | BotMove
     | PauseOver
     | GraceOver
+    | Deserted
+    | Adjourn
     | Stop
 )

@@ -68,6 +68,7 @@ class TableState:
             "name": settings.name,
             "public": settings.public,
             "status": actor.status,
+            "paused": actor.paused_since is not None,
             "owner": actor.owner,
             "ruleset": ruleset,
             "timers": timers,

@@ -103,7 +103,13 @@ function renderHands(game, names) {
     cell(tr, "Wind", wind, "wind-cell");
     cell(tr, "Dealer", names[hand.dealer]);
     cell(tr, "Winner", hand.winner === null ? "—" : names[hand.winner], hand.winner === null ? "muted" : "winner");
-    cell(tr, "How", hand.winner === null ? "wash-out" : howWon(hand.win_by, hand.discarder, names));
+    const how = el("span", null, hand.winner === null ? "wash-out" : howWon(hand.win_by, hand.discarder, names));
+    if (hand.stand_ins && hand.stand_ins.length) {
+      // A bot played for someone who was away: the hand counts, and says so.
+      const who = hand.stand_ins.map((s) => names[s]).join(", ");
+      how.append(el("small", "stand-in", ` · a bot stood in for ${who}`));
+    }
+    cell(tr, "How", how);
     cell(tr, "Value", hand.value === null ? "—" : String(hand.value), "num value");
     const pays = el("ul", "pay-list");
     for (const p of hand.payments) {

@@ -28,8 +28,11 @@ def test_a_finished_game_shows_the_final_standings(live: LiveServer, new_page: A
     assert api.post(f"{live.url}/api/tables/{table_id}/bots", data={"token": token}).ok
     assert api.post(f"{live.url}/api/tables/{table_id}/start", data={"token": token}).ok
 
-    # Ann's browser holds her token; she comes to the table, then leaves it: with no grace, a bot
-    # plays her seat and the East round runs to its end
+    # Someone watches on a phone. Ann's browser holds her token; she comes to the table, then leaves
+    # it: with no grace, a bot plays her seat, and as someone is still at the table (watching) the
+    # East round runs to its end (a table nobody is at would pause).
+    watcher = new_page(360, 780)
+    watcher.goto(f"{live.url}/t/{table_id}")
     player.goto(live.url + "/")
     player.evaluate(
         "([key, value]) => localStorage.setItem(key, value)", [f"sparrow.seat.{table_id}", json.dumps(seat)]
@@ -37,10 +40,8 @@ def test_a_finished_game_shows_the_final_standings(live: LiveServer, new_page: A
     player.goto(f"{live.url}/t/{table_id}")
     expect(player.locator("#conn")).to_have_text("Connected")
     player.context.close()
-    eventually(lambda: live.call(lambda: live.lobby.get(table_id).status) == "over", "the game to end", timeout=20)
+    eventually(lambda: live.call(lambda: live.lobby.get(table_id).status) == "over", "the game to end", timeout=40)
 
-    watcher = new_page(360, 780)
-    watcher.goto(f"{live.url}/t/{table_id}")
     panel = watcher.locator("#result")
     expect(panel.locator("h2")).to_have_text("Game over")
     scores = [s["score"] for s in server_view(live, table_id, None)["seats"]]

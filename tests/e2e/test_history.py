@@ -25,7 +25,8 @@ from server.store.migrate import upgrade
 from server.store.session import make_engine
 from server.tables.actor import TableActor
 from server.tables.clock import FakeClock
-from server.tables.messages import AddBots, Start
+from server.tables.connection import Connection
+from server.tables.messages import AddBots, Attach, Start
 
 pytestmark = pytest.mark.e2e
 
@@ -47,10 +48,12 @@ async def _settle(clock: FakeClock, actor: TableActor) -> None:
 async def _table(
     lobby: Lobby, clock: FakeClock, name: str, person: str, seed: int, timers: dict[str, Any], **settings: Any
 ) -> TableActor:
-    """A started table: ``person`` (who never connects: the turn clock plays for them) and three bots."""
+    """A started table: ``person`` (at the table but never acting: the turn clock plays for them, and
+    the table, with a person present, never pauses) and three bots."""
     request = {"name": name, "player": person, "timers": {"bot_delay": 0, **timers}, **settings}
     owner = await lobby.create(request, seed=seed)
     actor = lobby.get(str(owner["table"]))
+    await actor.ask(Attach(Connection(None, limit=1_000_000), str(owner["token"])))
     await actor.ask(AddBots(str(owner["token"])))
     await actor.ask(Start(str(owner["token"])))
     await _settle(clock, actor)

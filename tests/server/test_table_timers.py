@@ -190,7 +190,7 @@ async def test_bot_takes_over_after_the_grace_period_and_the_person_reclaims_the
     assert away in actor.game.to_act()
     before = len(kit.journal.records)
     await kit.advance(actor, 0.5)
-    assert any(r.seat == away and r.auto == "bot" for r in kit.journal.records[before:])
+    assert any(r.seat == away and r.auto == "stand-in" for r in kit.journal.records[before:])
     # The person returns with the same token: gets a snapshot of their own seat, and the bot stops.
     back = Client(actor, token)
     await back.attach()
