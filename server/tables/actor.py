@@ -807,15 +807,10 @@ class TableActor:
                     action, auto = legal[0], "timer"
                 else:
                     continue
-                try:
-                    # Published together below: one frame per seat whoever had answered before, so
-                    # how many frames a seat gets says nothing about who else was asked what.
-                    await self._apply(seat, action.to_json(), auto=auto, publish=False)
-                except TableError as exc:
-                    if exc.reason != "server/storage":
-                        raise
-                    retry = PauseOver(window, attempt + 1)
-                    self._pause_timer = self._post_at(self.clock.now() + _backoff(attempt), retry)
+                # Published together below: one frame per seat whoever had answered before, so how
+                # many frames a seat gets says nothing about who else was asked what.
+                if not await self._stored(seat, action.to_json(), auto, publish=False):
+                    self._pause_timer = self._retry(attempt, PauseOver(window, attempt + 1))
                     return
                 answered = True
                 game = self.game
@@ -846,15 +841,24 @@ class TableActor:
         self._bot_timers.pop(seat, None)
         if seat not in game.to_act():
             return
+        if not await self._stored(seat, self.bot(game, seat).to_json(), self._bot_kind(seat)):
+            self._bot_timers[seat] = self._retry(attempt, BotMove(window, seat, attempt + 1))
+
+    async def _stored(self, seat: int, action: object, auto: str, *, publish: bool = True) -> bool:
+        """`_apply` a move the server makes for a seat; False if it could not be stored (so it did
+        not happen), for the caller to try again (`_retry`) rather than drop it (lesson 17).
+        """
         try:
-            await self._apply(seat, self.bot(game, seat).to_json(), auto=self._bot_kind(seat))
+            await self._apply(seat, action, auto, publish=publish)
         except TableError as exc:
             if exc.reason != "server/storage":
                 raise
-            # Lesson 17: the move was not stored, so it did not happen; make it again shortly.
-            self._bot_timers[seat] = self._post_at(
-                self.clock.now() + _backoff(attempt), BotMove(window, seat, attempt + 1)
-            )
+            return False
+        return True
+
+    def _retry(self, attempt: int, msg: Message) -> Timer:
+        """Post ``msg`` again after the backoff of its ``attempt``."""
+        return self._post_at(self.clock.now() + _backoff(attempt), msg)
 
     async def _deadline(self, window: int, attempt: int = 0) -> None:
         """Time is up: act for every seat that has not (R6.3: unanswered claims pass)."""
@@ -863,15 +867,8 @@ class TableActor:
             return
         while game is not None and window == self.window and self.status == "playing" and game.to_act():
             seat = game.to_act()[0]
-            try:
-                await self._apply(seat, _timeout_action(game, seat).to_json(), auto="timer")
-            except TableError as exc:
-                if exc.reason != "server/storage":
-                    raise
-                # Lesson 17: a deadline whose move could not be stored fires again until it is.
-                self._deadline_timer = self._post_at(
-                    self.clock.now() + _backoff(attempt), Deadline(window, attempt + 1)
-                )
+            if not await self._stored(seat, _timeout_action(game, seat).to_json(), "timer"):
+                self._deadline_timer = self._retry(attempt, Deadline(window, attempt + 1))
                 return
             game = self.game  # a refused write replays the game into a new object
 
