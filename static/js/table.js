@@ -359,7 +359,10 @@ function renderControls(game) {
     line.append(`${seatName(turn.from)} ${what} `, tileElement(turn.tile, { classes: "claim-tile" }));
     ui.prompt.append(line);
     if (me !== null && actions.length) {
-      ui.prompt.append(el("span", "claim-ask", turn.phase === "rob" ? " — rob the kong?" : " — claim it?"));
+      // R6.9: with the fair pause everyone is asked; a seat that can only pass is told so, not asked.
+      let ask = turn.phase === "rob" ? " — rob the kong?" : " — claim it?";
+      if (passOnly()) ask = " — nothing for you; play goes on in a moment.";
+      ui.prompt.append(el("span", "claim-ask", ask));
     }
     if (turn.answer) ui.prompt.append(el("span", "answered", ` You chose ${describe(turn.answer)}; waiting for the others.`));
   }
@@ -396,7 +399,7 @@ function renderControls(game) {
   }
   lastTurnKey = mine ? turnKey : null;
   // a claim for you to answer: bring its buttons into view and under the keyboard
-  const asked = turn.phase !== "turn" && actions.length > 0 && !turn.answer;
+  const asked = turn.phase !== "turn" && actions.length > 0 && !turn.answer && !passOnly();
   const willPass = autopass && !legalOf("win").length;
   const claimKey = asked ? turnKey : null;
   if (claimKey && claimKey !== lastClaimKey && !willPass) {
@@ -405,6 +408,12 @@ function renderControls(game) {
     if (first && (!active || active === document.body || ui.board.contains(active))) first.focus();
   }
   lastClaimKey = claimKey;
+}
+
+/** Whether the only answer this seat has is `pass` (a fair-pause window it cannot claim in, R6.9). */
+function passOnly() {
+  const actions = legal();
+  return actions.length > 0 && actions.every((a) => a.type === "pass");
 }
 
 function describe(action) {
