@@ -1,11 +1,14 @@
 """The history pages: the games list (`/games`), a game (`/games/{id}`), a hand's replay
-(`/games/{id}/hands/{n}`) and a player (`/players/{name}`). Like the lobby and table pages they are
+(`/games/{id}/hands/{n}`), a player (`/players/{name}`) and the leaderboard (`/leaderboard`, rendered
+here from the same query as its JSON). Like the lobby and table pages they are
 shells: each page's script (static/js/games.js, game.js, replay.js, player.js) fills it from the
 history JSON API (`server.history.routes`). A page only checks that what it names exists, so that a
 wrong link answers 404 at once, and passes the API's address to its script.
 """
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 from sqlalchemy import select
 from starlette.requests import Request
@@ -15,6 +18,7 @@ from starlette.routing import BaseRoute, Route
 from server.history.queries import LISTED
 from server.pages import page_renderer
 from server.store.journal import SqlJournal
+from server.store.leaderboard import PERIODS, leaderboard, period_start
 from server.store.models import GameRow, SeatRow
 from server.tables.settings import NAME_MAX
 
@@ -93,7 +97,20 @@ def history_pages() -> list[BaseRoute]:
             return missing(request, "No such player", "Nobody of that name has played here.")
         return render(request, "history/player.html", {"name": name})
 
+    async def leaderboard_page(request: Request) -> Response:
+        journal = _journal(request)
+        if journal is None:
+            return no_history(request)
+        period = request.query_params.get("period", "all")
+        if period not in PERIODS:
+            period = "all"
+        async with journal.sessions() as session:
+            board = await leaderboard(session, since=period_start(period, datetime.now(UTC)))
+        context = {"board": board, "period": period, "periods": list(PERIODS)}
+        return render(request, "history/leaderboard.html", context)
+
     return [
+        Route("/leaderboard", leaderboard_page, methods=["GET"], name="leaderboard_page"),
         Route("/games", games_page, methods=["GET"], name="games_page"),
         Route("/games/{game_id}", game_page, methods=["GET"], name="game_page"),
         Route("/games/{game_id}/hands/{number}", hand_page, methods=["GET"], name="hand_page"),

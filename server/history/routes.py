@@ -4,6 +4,9 @@ download (docs/log-format.md). A running game's history is public information on
 
 from __future__ import annotations
 
+import dataclasses
+from datetime import UTC, datetime
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -13,6 +16,7 @@ from server.history.queries import game_detail, list_games, player_record
 from server.history.replay import HandNotFound, hand_steps
 from server.store.games import load_log
 from server.store.journal import SqlJournal
+from server.store.leaderboard import PERIODS, leaderboard, period_start
 
 __all__ = ["history_routes"]
 
@@ -104,6 +108,23 @@ async def api_hand(request: Request) -> Response:
     return JSONResponse(steps)
 
 
+async def api_leaderboard(request: Request) -> Response:
+    """People ranked by what they won over games finished in a period: ``?period=week|month|year|all``."""
+    journal = _journal(request)
+    if journal is None:
+        return _refuse(*_NO_DB)
+    period = request.query_params.get("period", "all")
+    if period not in PERIODS:
+        return _refuse("input/bad_query", f"period is one of {', '.join(PERIODS)}", 400)
+    since = period_start(period, datetime.now(UTC))
+    async with journal.sessions() as session:
+        board = await leaderboard(session, since=since)
+    standings = [dataclasses.asdict(row) for row in board]
+    return JSONResponse(
+        {"period": period, "since": None if since is None else since.isoformat(), "standings": standings}
+    )
+
+
 async def api_player(request: Request) -> Response:
     """A player's record."""
     journal = _journal(request)
@@ -124,4 +145,5 @@ def history_routes() -> list[BaseRoute]:
         Route("/api/games/{game_id}", api_game, name="api_game"),
         Route("/api/games/{game_id}/hands/{number}", api_hand, name="api_hand"),
         Route("/api/players/{name:path}", api_player, name="api_player"),
+        Route("/api/leaderboard", api_leaderboard, name="api_leaderboard"),
     ]

@@ -138,3 +138,24 @@ async def test_player_record_counts_wins_deal_ins_and_values(club: Any) -> None:
     assert slashed.status_code == 404 and slashed.json()["error"]["reason"] == "player/not_found"
     page = await http.get("/players/Al%2FBo")
     assert page.status_code == 404 and "Nobody of that name has played here" in page.text
+
+
+async def test_the_leaderboard_ranks_people_over_a_chosen_period(club: Any) -> None:
+    http, games = club
+    game = games["done"].game
+    board = (await http.get("/api/leaderboard")).json()
+    assert board["period"] == "all" and board["since"] is None
+    assert [row["name"] for row in board["standings"]] == ["Ann"]  # bots are not ranked; Bob's game runs on
+    ann = board["standings"][0]
+    assert (ann["games"], ann["total"]) == (1, game.scores[0] - 2000)
+    week = (await http.get("/api/leaderboard", params={"period": "week"})).json()
+    assert week["period"] == "week" and week["since"] is not None
+    assert all(
+        row in board["standings"] for row in week["standings"]
+    )  # which games fall in it: tests/server/test_store.py
+    assert (await http.get("/api/leaderboard", params={"period": "decade"})).status_code == 400
+    page = await http.get("/leaderboard", params={"period": "month"})
+    assert page.status_code == 200 and ">Ann</a>" in page.text and 'aria-current="page">30 days' in page.text
+    assert f"{game.scores[0] - 2000:+d}" in page.text
+    games_page = await http.get("/games")
+    assert 'href="/leaderboard"' in games_page.text

@@ -5,6 +5,7 @@ from its log to the same final scores; the leaderboard query; a database newer t
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -137,5 +138,9 @@ async def test_leaderboard_counts_games_totals_and_averages(backend: str, tmp_pa
             assert (ann.games, ann.total) == (2, sum(finals))
             assert ann.average == pytest.approx(sum(finals) / 2)
             assert all(row.name != "Bot 1" for row in board)  # bots are not players
+            async with make_sessions(engine)() as session:  # a period: games finished since a moment
+                later = await leaderboard(session, since=datetime(3000, 1, 1, tzinfo=UTC))
+                earlier = await leaderboard(session, since=datetime(2000, 1, 1, tzinfo=UTC))
+            assert later == [] and earlier == board
         finally:
             await engine.dispose()
