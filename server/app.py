@@ -28,7 +28,7 @@ from server.store.migrate import upgrade
 from server.store.session import database_url, make_engine
 from server.tables.actor import TableActor
 from server.tables.errors import TableError
-from server.tables.messages import AddBots, Join, Leave, Start
+from server.tables.messages import AddBots, Join, Leave, Remove, Start
 from server.ws import SocketConfig, table_socket
 
 __all__ = ["create_app"]
@@ -126,6 +126,11 @@ async def add_bots(request: Request) -> object:
     return await _table(request).ask(AddBots(_token(await _body(request))))
 
 
+async def remove_seat(request: Request) -> object:
+    data = await _body(request)
+    return await _table(request).ask(Remove(_token(data), data.get("seat")))
+
+
 async def start_table(request: Request) -> object:
     return await _table(request).ask(Start(_token(await _body(request))))
 
@@ -170,6 +175,7 @@ def create_app(
         Route("/api/tables/{table_id}/join", _api(join_table), methods=["POST"], name="join_table"),
         Route("/api/tables/{table_id}/leave", _api(leave_table), methods=["POST"], name="leave_table"),
         Route("/api/tables/{table_id}/bots", _api(add_bots), methods=["POST"], name="add_bots"),
+        Route("/api/tables/{table_id}/remove", _api(remove_seat), methods=["POST"], name="remove_seat"),
         Route("/api/tables/{table_id}/start", _api(start_table), methods=["POST"], name="start_table"),
         WebSocketRoute("/ws", table_socket, name="ws"),
         *page_routes(),

@@ -50,6 +50,7 @@ from server.tables.messages import (
     Leave,
     Message,
     PauseOver,
+    Remove,
     Resync,
     Start,
     Stop,
@@ -214,7 +215,7 @@ class TableActor:
         """Put a message in the inbox (never blocks)."""
         self.inbox.put_nowait(msg)
 
-    async def ask(self, msg: Join | Leave | AddBots | Start | Attach) -> object:
+    async def ask(self, msg: Join | Leave | AddBots | Remove | Start | Attach) -> object:
         """Post a request and wait for its answer.
 
         :raises TableError: the table's refusal.
@@ -312,7 +313,7 @@ class TableActor:
     async def handle(self, msg: Message) -> None:
         """Handle one message."""
         match msg:
-            case Join() | Leave() | AddBots() | Start() | Attach():
+            case Join() | Leave() | AddBots() | Remove() | Start() | Attach():
                 try:
                     result = await self._request(msg)
                 except TableError as exc:
@@ -350,7 +351,7 @@ class TableActor:
             case _:
                 log.warning("table %s ignored unknown message %r", self.id, msg)
 
-    async def _request(self, msg: Join | Leave | AddBots | Start | Attach) -> object:
+    async def _request(self, msg: Join | Leave | AddBots | Remove | Start | Attach) -> object:
         match msg:
             case Join(name, seat):
                 return await self._join(name, seat)
@@ -358,6 +359,8 @@ class TableActor:
                 return await self._leave(token)
             case AddBots(token):
                 return await self._add_bots(token)
+            case Remove(token, seat):
+                return await self._remove(token, seat)
             case Start(token):
                 return await self._start(token)
             case Attach(conn, token):
@@ -446,6 +449,26 @@ class TableActor:
                 added.append(i)
         await self._save_seats(seats, self.owner)
         return {"added": added}
+
+    async def _remove(self, token: str, seat: object) -> dict[str, object]:
+        """The owner frees a seat before the game starts: a bot's, so that a late friend can sit, or a
+        person's (whose sockets are told why and closed). The owner's own seat is left with "leave".
+        """
+        self._require_owner(token)
+        if self.status != "waiting":
+            raise TableError("table/started", "the game has started: seats can no longer be changed", status=409)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
+            raise TableError("seat/bad_seat", "seat must be 0, 1, 2 or 3")
+        if self.seats[seat] is None:
+            raise TableError("seat/empty", f"seat {seat} is already free", status=409)
+        if seat == self.owner:
+            raise TableError("seat/own", "that is your own seat: use leave to give it up", status=409)
+        seats = list(self.seats)
+        seats[seat] = None
+        await self._save_seats(seats, self.owner)
+        for conn in [c for c in self.connections if c.seat == seat]:
+            conn.close(1000, "the table's owner gave your seat to someone else")
+        return {"removed": seat}
 
     async def _start(self, token: str) -> dict[str, object]:
         self._require_owner(token)

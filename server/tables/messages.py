@@ -22,6 +22,7 @@ __all__ = [
     "Join",
     "Leave",
     "Message",
+    "Remove",
     "Adjourn",
     "Deserted",
     "PauseOver",
@@ -57,6 +58,15 @@ class AddBots:
     """The owner fills every empty seat with a bot."""
 
     token: str
+    reply: asyncio.Future[object] = field(default_factory=_future)
+
+
+@dataclass(frozen=True, slots=True)
+class Remove:
+    """The owner frees seat ``seat`` (a bot, or a person) before the game starts."""
+
+    token: str
+    seat: object
     reply: asyncio.Future[object] = field(default_factory=_future)
 
 
@@ -168,6 +178,7 @@ Message = (
     Join
     | Leave
     | AddBots
+    | Remove
     | Start
     | Attach
     | Detach

@@ -221,6 +221,14 @@ function renderWaiting() {
       if (i === table.owner) li.append(el("span", "badge", "owner"));
       if (s.bot) li.append(el("span", "badge", "bot"));
       else if (!s.connected) li.append(el("span", "badge away", "away"));
+      if (me !== null && me === table.owner && i !== me && table.status === "waiting") {
+        // The owner may free a seat before the start: a bot's for a late friend, or a person's.
+        const remove = el("button", "ghost remove-seat", "Remove");
+        remove.type = "button";
+        remove.setAttribute("aria-label", `Remove ${s.name} from seat ${i + 1}`);
+        remove.addEventListener("click", () => removeSeat(i));
+        li.append(remove);
+      }
     } else {
       li.append(el("span", "who muted", "free"));
     }
@@ -269,6 +277,15 @@ async function ownerPost(what) {
   if (!seat) return;
   try {
     await postJson(`${API}/${what}`, { token: seat.token });
+  } catch (err) {
+    showNotice(err.message);
+  }
+}
+
+async function removeSeat(index) {
+  if (!seat) return;
+  try {
+    await postJson(`${API}/remove`, { token: seat.token, seat: index });
   } catch (err) {
     showNotice(err.message);
   }

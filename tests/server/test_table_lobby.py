@@ -10,7 +10,7 @@ from tablekit import Client, Kit
 
 from game.policy import choose
 from server.tables.errors import TableError
-from server.tables.messages import AddBots, BotMove, Join, Leave, Start
+from server.tables.messages import AddBots, BotMove, Join, Leave, Remove, Start
 
 pytestmark = pytest.mark.asyncio
 
@@ -196,4 +196,42 @@ async def test_table_ids_never_look_like_a_command_line_option(monkeypatch: pyte
     kit = Kit()
     created = await kit.lobby.create({"name": "Dash", "player": "Ann"}, seed=1)
     assert created["table"] == "Xb3kq9Zr2aPq"
+    await kit.lobby.close()
+
+
+async def test_the_owner_frees_a_bots_seat_for_a_late_friend_before_the_start() -> None:
+    kit = Kit()
+    owner = await kit.lobby.create({"name": "T", "player": "Ann"}, seed=1)
+    actor = kit.lobby.get(str(owner["table"]))
+    bob = await actor.ask(Join("Bob"))
+    assert isinstance(bob, dict)
+    await actor.ask(AddBots(str(owner["token"])))
+    with pytest.raises(TableError) as full:
+        await actor.ask(Join("Cy"))  # the late friend finds the table full …
+    assert full.value.reason == "seat/full"
+    assert await actor.ask(Remove(str(owner["token"]), 3)) == {"removed": 3}  # … until a bot makes room
+    cy = await actor.ask(Join("Cy"))
+    assert isinstance(cy, dict) and cy["seat"] == 3
+    for token, seat, reason in (
+        (str(bob["token"]), 2, "table/not_owner"),  # only the owner
+        (str(owner["token"]), 0, "seat/own"),
+        (str(owner["token"]), 7, "seat/bad_seat"),
+        (str(owner["token"]), True, "seat/bad_seat"),
+    ):
+        with pytest.raises(TableError) as refused:
+            await actor.ask(Remove(token, seat))
+        assert refused.value.reason == reason
+    bobs = Client(actor, str(bob["token"]))
+    await bobs.attach()
+    assert await actor.ask(Remove(str(owner["token"]), 1)) == {"removed": 1}  # a person too: told and closed
+    bobs.pump()
+    assert bobs.closed is not None and bobs.closed[0] == 1000
+    with pytest.raises(TableError) as empty:
+        await actor.ask(Remove(str(owner["token"]), 1))
+    assert empty.value.reason == "seat/empty"
+    await actor.ask(AddBots(str(owner["token"])))
+    await actor.ask(Start(str(owner["token"])))
+    with pytest.raises(TableError) as started:
+        await actor.ask(Remove(str(owner["token"]), 2))
+    assert started.value.reason == "table/started"
     await kit.lobby.close()
