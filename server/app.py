@@ -7,10 +7,10 @@ games; play itself runs over the `/ws` socket.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+import secrets
+from collections.abc import AsyncIterator
+from typing import Any, NamedTuple
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -19,6 +19,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
+from server.api import api, body, member
+from server.club.club import Club, ClubConfig
+from server.club.gate import Gate
+from server.club.routes import club_routes
+from server.club.secret import load_secret
 from server.history.pages import history_pages
 from server.history.routes import history_routes
 from server.lobby import Lobby
@@ -33,46 +38,7 @@ from server.ws import SocketConfig, table_socket
 
 __all__ = ["create_app"]
 
-MAX_BODY = 16 * 1024
 log = logging.getLogger("sparrow.app")
-
-Handler = Callable[[Request], Awaitable[Response]]
-
-
-def _api(handler: Callable[[Request], Awaitable[object]]) -> Handler:
-    """Turn a handler's result into JSON and a `TableError` into a JSON refusal with its status."""
-
-    async def endpoint(request: Request) -> Response:
-        config: SocketConfig = request.app.state.socket_config
-        if request.method == "POST" and not config.origin_allowed(request):
-            # Another site's page may post to us too (a text/plain "simple" request needs no preflight).
-            error = TableError("auth/bad_origin", "requests from another site's pages are not accepted", status=403)
-            return JSONResponse({"error": error.to_json()}, status_code=error.status)
-        try:
-            result = await handler(request)
-        except TableError as exc:
-            return JSONResponse({"error": exc.to_json()}, status_code=exc.status)
-        return JSONResponse(result)
-
-    endpoint.__name__ = handler.__name__
-    return endpoint
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    """The request's JSON object body.
-
-    :raises TableError: (400/413) when it is too big, not JSON, or not an object.
-    """
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise TableError("input/too_large", f"a request body may be at most {MAX_BODY} bytes", status=413)
-    try:
-        data = json.loads(raw or b"{}")
-    except ValueError:
-        raise TableError("input/malformed", "the request body must be a JSON object") from None
-    if not isinstance(data, dict):
-        raise TableError("input/malformed", "the request body must be a JSON object")
-    return data
 
 
 def _lobby(request: Request) -> Lobby:
@@ -84,11 +50,33 @@ def _table(request: Request) -> TableActor:
     return _lobby(request).get(request.path_params["table_id"])
 
 
-def _token(data: dict[str, Any]) -> str:
+class _Who(NamedTuple):
+    token: str | None
+    member: int | None
+
+
+async def _who(request: Request) -> tuple[_Who, dict[str, Any]]:
+    """Who is asking (their seat token, or the logged-in member), and the request's body."""
+    data = await body(request)
     token = data.get("token")
-    if not isinstance(token, str):
+    who = member(request)
+    if not isinstance(token, str) and who is None:
         raise TableError("auth/missing_token", 'this needs your seat token: {"token": …}', status=401)
-    return token
+    return _Who(token if isinstance(token, str) else None, None if who is None else who.id), data
+
+
+def _player_name(request: Request, given: object) -> object:
+    """The name a person sits under: a member's own name; a guest's choice, unless it is a member's.
+
+    :raises TableError: (409) when a guest asks for a name that belongs to a member.
+    """
+    who = member(request)
+    if who is not None:
+        return who.name
+    club: Club = request.app.state.club
+    if isinstance(given, str) and club.name_owner(" ".join(given.split())) is not None:
+        raise TableError("seat/member_name", f"{given.strip()!r} is a member's name: log in to use it", status=409)
+    return given
 
 
 async def healthz(request: Request) -> Response:
@@ -106,7 +94,10 @@ async def list_tables(request: Request) -> object:
 
 
 async def create_table(request: Request) -> object:
-    return await _lobby(request).create(await _body(request))
+    data = await body(request)
+    data["player"] = _player_name(request, data.get("player", ""))
+    who = member(request)
+    return await _lobby(request).create(data, member=None if who is None else who.id)
 
 
 async def show_table(request: Request) -> object:
@@ -114,33 +105,57 @@ async def show_table(request: Request) -> object:
 
 
 async def join_table(request: Request) -> object:
-    data = await _body(request)
-    return await _table(request).ask(Join(data.get("name", ""), data.get("seat")))
+    data = await body(request)
+    who = member(request)
+    name = _player_name(request, data.get("name", ""))
+    return await _table(request).ask(Join(name, data.get("seat"), None if who is None else who.id))  # type: ignore[arg-type]
 
 
 async def leave_table(request: Request) -> object:
-    return await _table(request).ask(Leave(_token(await _body(request))))
+    who, _ = await _who(request)
+    return await _table(request).ask(Leave(*who))
 
 
 async def add_bots(request: Request) -> object:
-    return await _table(request).ask(AddBots(_token(await _body(request))))
+    who, _ = await _who(request)
+    return await _table(request).ask(AddBots(*who))
 
 
 async def remove_seat(request: Request) -> object:
-    data = await _body(request)
-    return await _table(request).ask(Remove(_token(data), data.get("seat")))
+    who, data = await _who(request)
+    return await _table(request).ask(Remove(who.token, data.get("seat"), who.member))
 
 
 async def start_table(request: Request) -> object:
-    return await _table(request).ask(Start(_token(await _body(request))))
+    who, _ = await _who(request)
+    return await _table(request).ask(Start(*who))
+
+
+async def guest_link(request: Request) -> object:
+    """A member's link for a guest to this one table (club mode "invite")."""
+    who = member(request)
+    if who is None:
+        raise TableError("auth/login_required", "only members may invite guests", status=401)
+    actor = _table(request)
+    club: Club = request.app.state.club
+    guest = club.guest_pass(who, actor.id)
+    return {"link": str(request.url_for("table_page", table_id=actor.id).path) + "?guest=" + guest}
 
 
 def create_app(
-    lobby: Lobby | None = None, socket_config: SocketConfig | None = None, *, db: str | None = None
+    lobby: Lobby | None = None,
+    socket_config: SocketConfig | None = None,
+    *,
+    db: str | None = None,
+    club: ClubConfig | None = None,
 ) -> Starlette:
     """The Sparrow application. Tests may pass their own lobby (with a fake clock). Otherwise the
     lobby journals to the database ``db`` (see `server.store.session.database_url`; ``"memory"``
     keeps nothing), which is upgraded to the current schema, and unfinished tables are restored.
+
+    The club (accounts, club mode) lives in that database: with a lobby of its own or ``"memory"``
+    there are no accounts and the server is open to anyone. ``club`` gives the secret key (default:
+    `load_secret`), a club mode to set on start, and the address printed links start with.
     """
 
     @contextlib.asynccontextmanager
@@ -157,8 +172,21 @@ def create_app(
             await upgrade(engine)
             app.state.store = SqlJournal(engine)
             app.state.lobby = Lobby(journal=app.state.store)
+        # Without a database there are no accounts, so nothing signed outlives the process.
+        config = club or ClubConfig(load_secret() if engine is not None else secrets.token_urlsafe(32))
+        app.state.club = Club(engine, config)
+        await app.state.club.open()
+        app.state.club.on_cut_off = app.state.lobby.cut_off
+        if engine is not None:
             restored = await app.state.lobby.restore()
             log.info("restored %d unfinished table(s) from %s", restored, engine.url.render_as_string())
+            link = await app.state.club.first_admin_link()
+            if link is not None:
+                print(
+                    f"This club has no admin yet. Open this link to set your password and become its admin "
+                    f"(it works once, for a day):\n  {link}",
+                    flush=True,
+                )
         try:
             yield
         finally:
@@ -169,20 +197,22 @@ def create_app(
 
     routes = [
         Route("/healthz", healthz, name="healthz"),
-        Route("/api/tables", _api(list_tables), methods=["GET"], name="list_tables"),
-        Route("/api/tables", _api(create_table), methods=["POST"], name="create_table"),
-        Route("/api/tables/{table_id}", _api(show_table), methods=["GET"], name="show_table"),
-        Route("/api/tables/{table_id}/join", _api(join_table), methods=["POST"], name="join_table"),
-        Route("/api/tables/{table_id}/leave", _api(leave_table), methods=["POST"], name="leave_table"),
-        Route("/api/tables/{table_id}/bots", _api(add_bots), methods=["POST"], name="add_bots"),
-        Route("/api/tables/{table_id}/remove", _api(remove_seat), methods=["POST"], name="remove_seat"),
-        Route("/api/tables/{table_id}/start", _api(start_table), methods=["POST"], name="start_table"),
+        Route("/api/tables", api(list_tables), methods=["GET"], name="list_tables"),
+        Route("/api/tables", api(create_table), methods=["POST"], name="create_table"),
+        Route("/api/tables/{table_id}", api(show_table), methods=["GET"], name="show_table"),
+        Route("/api/tables/{table_id}/join", api(join_table), methods=["POST"], name="join_table"),
+        Route("/api/tables/{table_id}/leave", api(leave_table), methods=["POST"], name="leave_table"),
+        Route("/api/tables/{table_id}/bots", api(add_bots), methods=["POST"], name="add_bots"),
+        Route("/api/tables/{table_id}/remove", api(remove_seat), methods=["POST"], name="remove_seat"),
+        Route("/api/tables/{table_id}/start", api(start_table), methods=["POST"], name="start_table"),
+        Route("/api/tables/{table_id}/guest", api(guest_link), methods=["POST"], name="guest_link"),
         WebSocketRoute("/ws", table_socket, name="ws"),
         *page_routes(),
         *history_routes(),
         *history_pages(),
+        *club_routes(),
     ]
     # A hand's replay is 120–190 kB of JSON; compressed it is a tenth of that (sockets compress their
     # own frames with permessage-deflate; this middleware leaves them alone).
-    middleware = [Middleware(GZipMiddleware, minimum_size=1024)]
+    middleware = [Middleware(GZipMiddleware, minimum_size=1024), Middleware(Gate)]
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)

@@ -41,8 +41,11 @@ class Lobby:
         self.tables: dict[str, TableActor] = {}
         self.accepting = True
 
-    async def create(self, request: Mapping[str, object], *, seed: int | None = None) -> dict[str, object]:
-        """Create a table from a create-table request and seat its creator, who owns it.
+    async def create(
+        self, request: Mapping[str, object], *, seed: int | None = None, member: int | None = None
+    ) -> dict[str, object]:
+        """Create a table from a create-table request and seat its creator (the logged-in ``member``,
+        if one is), who owns it.
 
         :raises TableError: for bad settings or name, or when the server is full or shutting down.
         """
@@ -64,7 +67,7 @@ class Lobby:
         actor.start()
         self.tables[table_id] = actor
         try:
-            seat = await actor.ask(Join(request.get("player", ""), None))  # type: ignore[arg-type]
+            seat = await actor.ask(Join(request.get("player", ""), None, member))  # type: ignore[arg-type]
         except TableError:
             await actor.stop()
             del self.tables[table_id]
@@ -102,6 +105,29 @@ class Lobby:
         live = [a for a in self.tables.values() if a.settings.public and a.status in shown]
         live.sort(key=lambda a: a.created, reverse=True)
         return [a.state.public() for a in live]
+
+    def cut_off(self, member: int) -> int:
+        """Close every socket of ``member`` (disabled by an admin) at once; returns how many."""
+        closed = 0
+        for actor in self.tables.values():
+            for conn in list(actor.connections):
+                if conn.member == member and not conn.closed:
+                    conn.close(1008, "your membership was disabled")
+                    closed += 1
+        return closed
+
+    async def close_table(self, table_id: str) -> None:
+        """Close a live table for good (an admin's decision): its sockets close, its game stays stored
+        as it is, and it is not restored on the next start.
+
+        :raises TableError: (404) when there is no such live table.
+        """
+        actor = self.get(table_id)
+        finished = actor.status == "over"
+        await actor.stop(1000)
+        self.tables.pop(table_id, None)
+        if not finished:
+            await self.journal.stopped(table_id)
 
     async def close(self, code: int = 1001) -> None:
         """Stop accepting tables, let each table finish what is in its inbox, then stop it (its sockets

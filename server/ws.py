@@ -120,9 +120,12 @@ async def _authenticate(
     msg = parse_client_msg(frame)
     if not isinstance(msg, ClientHello):
         raise ProtocolError("auth/hello_first", "send hello {table, token} before anything else")
+    member = websocket.scope.get("sparrow.member")  # set by server.club.gate.Gate
+    if member is None and websocket.app.state.club.mode != "open" and websocket.scope.get("sparrow.guest") != msg.table:
+        raise TableError("auth/login_required", "log in first: this club is for its members", status=401)
     actor = lobby.get(msg.table)
     conn = Connection(None, sink=wire)
-    await actor.ask(Attach(conn, msg.token))
+    await actor.ask(Attach(conn, msg.token, None if member is None else member.id))
     return conn, actor
 
 

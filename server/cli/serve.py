@@ -47,6 +47,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="ORIGIN",
         help="another origin (e.g. https://club.example) whose pages may open sockets; repeatable",
     )
+    parser.add_argument(
+        "--club-mode",
+        choices=["open", "members", "invite"],
+        default=None,
+        help="set who may come in, and store it (the admin page changes it later): open (anyone, under any "
+        "free name), members (a new server's default), invite (members, and guests they invite to one table)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -57,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from server.app import create_app
+    from server.club.club import ClubConfig
+    from server.club.secret import load_secret
     from server.collector import tame
     from server.origins import OriginError, configured
     from server.store.session import database_url
@@ -81,7 +90,9 @@ def run(args: argparse.Namespace) -> int:
             f"--db {args.db!r} is not a database URL such as sqlite:///data/sparrow.db or postgresql://host/db"
         )
     socket_config = SocketConfig(allowed_origins=tuple(args.allow_origin), public_origins=tuple(public))
-    app = create_app(socket_config=socket_config, db="memory" if url is None else url)
+    base_url = public[0].rstrip("/") if public else f"http://{_display(_reachable(args.host))}:{port}"
+    club = ClubConfig(load_secret(), mode=args.club_mode, base_url=base_url)
+    app = create_app(socket_config=socket_config, db="memory" if url is None else url, club=club)
     config = uvicorn.Config(app, host=args.host, port=port, log_level="warning", lifespan="on", **UVICORN_OPTIONS)
     server = uvicorn.Server(config)
 
@@ -133,6 +144,11 @@ def _refuse(problem: str) -> int:
 
 def _display(host: str) -> str:
     return f"[{host}]" if ":" in host else host
+
+
+def _reachable(host: str) -> str:
+    """An address a browser on this machine can open for a server listening on ``host``."""
+    return {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
 
 
 def _listen(host: str, port: int) -> socket.socket:

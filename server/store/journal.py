@@ -371,9 +371,9 @@ def _other(connection: Connection, write: _Write) -> None:
                 if seat is None:
                     continue
                 bot = seat.token_hash is None if seat.bot is None else seat.bot
-                player = None if bot else _player(connection, seat.name)
+                player = None if bot else _player(connection, seat.name, seat.member)
                 row = {"game_id": table, "seat": i, "name": seat.name, "bot": bot, "player_id": player}
-                rows.append(row | {"token_hash": seat.token_hash})
+                rows.append(row | {"token_hash": seat.token_hash, "member_id": None if bot else seat.member})
             if rows:
                 connection.execute(insert(SeatRow), rows)
             connection.execute(update(GameRow).where(GameRow.id == table).values(owner_seat=owner))
@@ -395,13 +395,19 @@ def _other(connection: Connection, write: _Write) -> None:
             raise TypeError(f"not a journal write: {write!r}")
 
 
-def _player(connection: Connection, name: str) -> int:
+def _player(connection: Connection, name: str, member: int | None) -> int:
+    """The id of the ``players`` row of ``name`` (made if new); a member's name is marked as theirs."""
     found = connection.scalar(select(PlayerRow.id).where(PlayerRow.name == name))
     if found is not None:
+        if member is not None:
+            connection.execute(
+                update(PlayerRow).where(PlayerRow.id == found, PlayerRow.member_id.is_(None)).values(member_id=member)
+            )
         return found
     try:
         with connection.begin_nested():  # another process may add the same name at the same moment
-            result = connection.execute(insert(PlayerRow).values(name=name, created_at=datetime.now(UTC)))
+            values = {"name": name, "created_at": datetime.now(UTC), "member_id": member}
+            result = connection.execute(insert(PlayerRow).values(**values))
         key = result.inserted_primary_key
         assert key is not None
         return int(key[0])
@@ -461,7 +467,7 @@ async def _stored(session: AsyncSession, game: GameRow) -> StoredTable:
     )
     seats: list[SeatRecord | None] = [None] * 4
     for row in await session.scalars(select(SeatRow).where(SeatRow.game_id == game.id)):
-        seats[row.seat] = SeatRecord(row.name, row.token_hash)
+        seats[row.seat] = SeatRecord(row.name, row.token_hash, member=row.member_id)
     actions = [
         (row.seat, dict(row.action))
         for row in await session.scalars(select(ActionRow).where(ActionRow.game_id == game.id).order_by(ActionRow.seq))

@@ -10,7 +10,19 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Boolean, DateTime, ForeignKey, Index, Integer, MetaData, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-__all__ = ["ActionRow", "Base", "ChatRow", "GameRow", "HandRow", "PlayerRow", "SeatRow"]
+__all__ = [
+    "ActionRow",
+    "AuditRow",
+    "Base",
+    "ChatRow",
+    "GameRow",
+    "HandRow",
+    "InvitationRow",
+    "MemberRow",
+    "PlayerRow",
+    "SeatRow",
+    "SettingRow",
+]
 
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -28,14 +40,71 @@ class Base(DeclarativeBase):
     type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
 
 
+class MemberRow(Base):
+    """A club member's account: a unique name, an argon2id password hash, and the session epoch
+    (raised by "log out everywhere", a password change or a disabling: older session cookies fail)."""
+
+    __tablename__ = "members"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(24))
+    name_key: Mapped[str] = mapped_column(String(24), unique=True)  # the name case-folded: "Ann" and "ann" are one
+    password_hash: Mapped[str] = mapped_column(String(200))
+    admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    epoch: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class InvitationRow(Base):
+    """A single-use link: to become the first admin, to join the club, or to reset a password.
+    Only the SHA-256 of its code is kept."""
+
+    __tablename__ = "invitations"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    code_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    kind: Mapped[str] = mapped_column(String(8))  # admin, member or reset
+    name: Mapped[str | None] = mapped_column(String(24))  # the only name it may be used with, if any
+    member_id: Mapped[int | None] = mapped_column(ForeignKey("members.id"))  # whose password a reset sets
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("members.id"))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class AuditRow(Base):
+    """One admin action (or a lockout), for the admin page's audit log."""
+
+    __tablename__ = "audit"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    actor: Mapped[str] = mapped_column(String(40))  # a member's name, or "server"
+    action: Mapped[str] = mapped_column(String(40))
+    target: Mapped[str] = mapped_column(String(80))
+    detail: Mapped[str] = mapped_column(String(200))
+
+
+class SettingRow(Base):
+    """One club setting (the club mode, the sign-up code's hash, table defaults), as JSON."""
+
+    __tablename__ = "settings"
+
+    key: Mapped[str] = mapped_column(String(40), primary_key=True)
+    value: Mapped[dict[str, Any]]
+
+
 class PlayerRow(Base):
-    """A display name that has sat at a table (players have no accounts yet)."""
+    """A display name that has sat at a table. A name a member used, or one the admin gave to a member
+    (games from before accounts), belongs to that member: their records count it."""
 
     __tablename__ = "players"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(24), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    member_id: Mapped[int | None] = mapped_column(ForeignKey("members.id"))
 
 
 class GameRow(Base):
@@ -72,6 +141,7 @@ class SeatRow(Base):
     name: Mapped[str] = mapped_column(String(24))
     bot: Mapped[bool] = mapped_column(Boolean)
     player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
+    member_id: Mapped[int | None] = mapped_column(ForeignKey("members.id"))  # the member who sat here, if one did
     token_hash: Mapped[str | None] = mapped_column(String(64))
     score: Mapped[int | None] = mapped_column(Integer)  # running total, final once the game is over
 

@@ -79,6 +79,7 @@ class SeatState:
 
     name: str
     token_hash: str | None  # SHA-256 of the person's seat token; None: a bot's seat
+    member: int | None = None  # the logged-in member who sat here (their sockets need no token)
     connections: int = 0
     away_since: float | None = None  # a person's last connection closed at this time
     substitute: bool = False  # the person has been away past the grace period: a bot plays for them
@@ -169,7 +170,7 @@ class TableActor:
 
         :raises RulesError: if the stored log does not replay.
         """
-        self.seats = [None if r is None else SeatState(r.name, r.token_hash) for r in stored.seats]
+        self.seats = [None if r is None else SeatState(r.name, r.token_hash, r.member) for r in stored.seats]
         self.owner = stored.owner
         self.chat.clear()
         self.chat.extend(stored.chat)
@@ -353,23 +354,26 @@ class TableActor:
 
     async def _request(self, msg: Join | Leave | AddBots | Remove | Start | Attach) -> object:
         match msg:
-            case Join(name, seat):
-                return await self._join(name, seat)
-            case Leave(token):
-                return await self._leave(token)
-            case AddBots(token):
-                return await self._add_bots(token)
-            case Remove(token, seat):
-                return await self._remove(token, seat)
-            case Start(token):
-                return await self._start(token)
-            case Attach(conn, token):
-                return self._attach(conn, token)
+            case Join(name, seat, member):
+                return await self._join(name, seat, member)
+            case Leave(token, member):
+                return await self._leave(token, member)
+            case AddBots(token, member):
+                return await self._add_bots(token, member)
+            case Remove(token, seat, member):
+                return await self._remove(token, seat, member)
+            case Start(token, member):
+                return await self._start(token, member)
+            case Attach(conn, token, member):
+                return self._attach(conn, token, member)
         raise AssertionError(msg)
 
     # ----------------------------------------------------------------- lobby
-    async def _join(self, name: str, seat: int | None) -> dict[str, object]:
+    async def _join(self, name: str, seat: int | None, member: int | None = None) -> dict[str, object]:
         name = clean_text(name, "your name", NAME_MAX)
+        mine = self._seat_of(None, member)
+        if mine is not None:  # a member already seated here, on another device: the seat is theirs
+            return {"table": self.id, "seat": mine, "token": None, "owner": mine == self.owner}
         if self.status != "waiting":
             raise TableError("table/started", "this game has already started; you can watch it", status=409)
         if any(s is not None and s.name.casefold() == name.casefold() for s in self.seats):
@@ -385,7 +389,7 @@ class TableActor:
             raise TableError("seat/taken", f"seat {seat} is taken", status=409)
         token = secrets.token_urlsafe(24)
         seats = list(self.seats)
-        seats[seat] = SeatState(name, hash_token(token))
+        seats[seat] = SeatState(name, hash_token(token), member)
         owner = seat if self.owner is None else self.owner
         await self._save_seats(seats, owner)
         return {"table": self.id, "seat": seat, "token": token, "owner": owner == seat}
@@ -405,22 +409,26 @@ class TableActor:
             message = "the server could not save that; nothing changed, try again"
             raise TableError("server/storage", message, status=503) from None
 
-    def _seat_of(self, token: object) -> int | None:
-        if not isinstance(token, str):
-            return None
-        digest = hash_token(token)
-        for i, s in enumerate(self.seats):
-            if s is not None and s.token_hash is not None and hmac.compare_digest(s.token_hash, digest):
-                return i
+    def _seat_of(self, token: object, member: int | None = None) -> int | None:
+        """The seat of whoever holds ``token``, or else of the logged-in ``member``."""
+        if isinstance(token, str):
+            digest = hash_token(token)
+            for i, s in enumerate(self.seats):
+                if s is not None and s.token_hash is not None and hmac.compare_digest(s.token_hash, digest):
+                    return i
+        if member is not None:
+            for i, s in enumerate(self.seats):
+                if s is not None and s.member == member:
+                    return i
         return None
 
-    def _require_owner(self, token: str) -> None:
-        seat = self._seat_of(token)
+    def _require_owner(self, token: str | None, member: int | None) -> None:
+        seat = self._seat_of(token, member)
         if seat is None or seat != self.owner:
             raise TableError("table/not_owner", "only the player who created the table may do that", status=403)
 
-    async def _leave(self, token: str) -> dict[str, object]:
-        seat = self._seat_of(token)
+    async def _leave(self, token: str | None, member: int | None) -> dict[str, object]:
+        seat = self._seat_of(token, member)
         if seat is None:
             raise TableError("auth/bad_token", "that seat token is not valid at this table", status=403)
         if self.status != "waiting":
@@ -435,8 +443,8 @@ class TableActor:
             conn.close(1000, "you left the seat")
         return {"left": seat}
 
-    async def _add_bots(self, token: str) -> dict[str, object]:
-        self._require_owner(token)
+    async def _add_bots(self, token: str | None, member: int | None) -> dict[str, object]:
+        self._require_owner(token, member)
         if self.status != "waiting":
             raise TableError("table/started", "the game has already started", status=409)
         seats = list(self.seats)
@@ -450,11 +458,11 @@ class TableActor:
         await self._save_seats(seats, self.owner)
         return {"added": added}
 
-    async def _remove(self, token: str, seat: object) -> dict[str, object]:
+    async def _remove(self, token: str | None, seat: object, member: int | None) -> dict[str, object]:
         """The owner frees a seat before the game starts: a bot's, so that a late friend can sit, or a
         person's (whose sockets are told why and closed). The owner's own seat is left with "leave".
         """
-        self._require_owner(token)
+        self._require_owner(token, member)
         if self.status != "waiting":
             raise TableError("table/started", "the game has started: seats can no longer be changed", status=409)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
@@ -470,8 +478,8 @@ class TableActor:
             conn.close(1000, "the table's owner gave your seat to someone else")
         return {"removed": seat}
 
-    async def _start(self, token: str) -> dict[str, object]:
-        self._require_owner(token)
+    async def _start(self, token: str | None, member: int | None) -> dict[str, object]:
+        self._require_owner(token, member)
         if self.status != "waiting":
             raise TableError("table/started", "the game has already started", status=409)
         if any(s is None for s in self.seats):
@@ -493,16 +501,17 @@ class TableActor:
         return {"started": True}
 
     # ------------------------------------------------------------ connections
-    def _attach(self, conn: Connection, token: str | None) -> dict[str, object]:
-        if token is None:
+    def _attach(self, conn: Connection, token: str | None, member: int | None = None) -> dict[str, object]:
+        seat = self._seat_of(token, member)
+        conn.member = member
+        if seat is None and token is not None:
+            raise TableError("auth/bad_token", "that seat token is not valid at this table", status=403)
+        if seat is None:
             conn.seat = None
         else:
-            seat = self._seat_of(token)
-            if seat is None:
-                raise TableError("auth/bad_token", "that seat token is not valid at this table", status=403)
-            conn.seat, conn.token = seat, hash_token(token)
             state = self.seats[seat]
             assert state is not None
+            conn.seat, conn.token = seat, state.token_hash
             state.connections += 1
             if state.away_since is not None or state.substitute:  # the person is back: the seat is theirs again
                 state.away_since, state.substitute = None, False
@@ -929,7 +938,7 @@ class TableActor:
 
 
 def _seat_record(seat: SeatState | None) -> SeatRecord | None:
-    return None if seat is None else SeatRecord(seat.name, seat.token_hash)
+    return None if seat is None else SeatRecord(seat.name, seat.token_hash, member=seat.member)
 
 
 def _timeout_action(game: Game, seat: int) -> Action:

@@ -50,7 +50,8 @@ class Connection:
     def __init__(self, seat: int | None, *, limit: int = QUEUE_LIMIT, sink: Sink | None = None) -> None:
         self.id = next(_ids)
         self.seat = seat
-        self.token: str | None = None  # the seat token it authenticated with
+        self.token: str | None = None  # the hash of the seat's token
+        self.member: int | None = None  # the logged-in member whose socket it is
         self.seq = 0  # the number of the last snapshot or diff queued
         self.last: object = None  # the state document it was last sent (shared between connections when equal)
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(limit)

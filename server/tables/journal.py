@@ -48,11 +48,12 @@ def hash_token(token: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class SeatRecord:
-    """Who sits in a seat: a name and a token hash (None for a bot)."""
+    """Who sits in a seat: a name, a token hash (None for a bot), and the member it belongs to, if any."""
 
     name: str
     token_hash: str | None
     bot: bool | None = None  # None: a bot exactly when there is no token (imported games have no tokens)
+    member: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +113,9 @@ class Journal(Protocol):
     async def chat(self, table: str, line: dict[str, object]) -> None:
         """A chat line."""
 
+    async def stopped(self, table: str) -> None:
+        """The table was closed before its game ended: kept, but never restored."""
+
     async def unfinished(self) -> list[StoredTable]:
         """Every table that is waiting or playing, with its log, oldest first."""
 
@@ -151,6 +155,10 @@ class MemoryJournal:
     async def chat(self, table: str, line: dict[str, object]) -> None:
         """Append the line."""
         self.tables[table].chat.append(line)
+
+    async def stopped(self, table: str) -> None:
+        """Mark it stopped."""
+        self.tables[table].status = "stopped"
 
     async def unfinished(self) -> list[StoredTable]:
         """Tables not yet over."""

@@ -38,10 +38,12 @@ def _future() -> asyncio.Future[object]:
 
 @dataclass(frozen=True, slots=True)
 class Join:
-    """A person asks for a seat (``seat`` None: the first free one)."""
+    """A person asks for a seat (``seat`` None: the first free one); ``member``: a logged-in member's id,
+    whose seat it becomes (``name`` is then their member name)."""
 
     name: str
     seat: int | None = None
+    member: int | None = None
     reply: asyncio.Future[object] = field(default_factory=_future)
 
 
@@ -49,7 +51,8 @@ class Join:
 class Leave:
     """A seated person gives the seat back before the game starts."""
 
-    token: str
+    token: str | None
+    member: int | None = None
     reply: asyncio.Future[object] = field(default_factory=_future)
 
 
@@ -57,7 +60,8 @@ class Leave:
 class AddBots:
     """The owner fills every empty seat with a bot."""
 
-    token: str
+    token: str | None
+    member: int | None = None
     reply: asyncio.Future[object] = field(default_factory=_future)
 
 
@@ -65,8 +69,9 @@ class AddBots:
 class Remove:
     """The owner frees seat ``seat`` (a bot, or a person) before the game starts."""
 
-    token: str
+    token: str | None
     seat: object
+    member: int | None = None
     reply: asyncio.Future[object] = field(default_factory=_future)
 
 
@@ -74,16 +79,19 @@ class Remove:
 class Start:
     """The owner starts the game once four are seated."""
 
-    token: str
+    token: str | None
+    member: int | None = None
     reply: asyncio.Future[object] = field(default_factory=_future)
 
 
 @dataclass(frozen=True, slots=True)
 class Attach:
-    """A socket authenticated with a seat token (or none, as a spectator) joins the table."""
+    """A socket authenticated with a seat token, or a logged-in member's socket (the member's seat, if
+    they have one here), or neither (a spectator) joins the table."""
 
     conn: Connection
     token: str | None
+    member: int | None = None
     reply: asyncio.Future[object] = field(default_factory=_future)
 
 

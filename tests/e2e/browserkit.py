@@ -14,6 +14,7 @@ from typing import TypeVar
 import uvicorn
 
 from server.app import create_app
+from server.club.club import OPEN_CLUB
 from server.lobby import Lobby
 from server.wire import UVICORN_OPTIONS
 
@@ -27,8 +28,10 @@ T = TypeVar("T")
 class SeededLobby(Lobby):
     """A lobby whose tables all deal from one seed."""
 
-    async def create(self, request: Mapping[str, object], *, seed: int | None = None) -> dict[str, object]:
-        return await super().create(request, seed=SEED if seed is None else seed)
+    async def create(
+        self, request: Mapping[str, object], *, seed: int | None = None, member: int | None = None
+    ) -> dict[str, object]:
+        return await super().create(request, seed=SEED if seed is None else seed, member=member)
 
 
 class LiveServer:
@@ -39,7 +42,7 @@ class LiveServer:
 
     def __init__(self, db: str | None = None) -> None:
         self.lobby = SeededLobby()
-        self.app = create_app(self.lobby) if db is None else create_app(db=db)
+        self.app = create_app(self.lobby) if db is None else create_app(db=db, club=OPEN_CLUB)
         config = uvicorn.Config(
             self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **UVICORN_OPTIONS
         )

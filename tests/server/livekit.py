@@ -43,8 +43,10 @@ class SeededLobby(Lobby):
         super().__init__(journal=journal)
         self.seed = seed
 
-    async def create(self, request: Mapping[str, object], *, seed: int | None = None) -> dict[str, object]:
-        return await super().create(request, seed=self.seed if seed is None else seed)
+    async def create(
+        self, request: Mapping[str, object], *, seed: int | None = None, member: int | None = None
+    ) -> dict[str, object]:
+        return await super().create(request, seed=self.seed if seed is None else seed, member=member)
 
 
 @dataclass(slots=True)

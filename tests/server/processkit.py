@@ -35,11 +35,10 @@ class ServerProcess:
 
     def spawn(self, *extra: str) -> subprocess.Popen[bytes]:
         """Start the process (with ``extra`` arguments), without waiting for it to serve."""
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "SPARROW_DATA": str(self.tmp)}  # its secret key goes there
+        command = [*SPARROW, "serve", "--port", str(self.port), "--db", self.url, "--club-mode", "open", *extra]
         with open(self.log, "ab") as log:  # the child keeps its own copy of the descriptor
-            self.proc = subprocess.Popen(
-                [*SPARROW, "serve", "--port", str(self.port), "--db", self.url, *extra], stdout=log, stderr=log, env=env
-            )
+            self.proc = subprocess.Popen(command, stdout=log, stderr=log, env=env)
         return self.proc
 
     async def start(self) -> None:

@@ -17,13 +17,14 @@ from server.app import create_app
 from server.cli import build_parser
 from server.cli.loadcpu import Sampler
 from server.cli.loadtest import Options, _steady_costs, first_moves, loadtest, windows
+from server.club.club import OPEN_CLUB
 from server.wire import UVICORN_OPTIONS
 
 
 @pytest.mark.asyncio
 async def test_loadtest_plays_two_tables_and_reports_sane_figures(tmp_path: Path) -> None:
     # A database of its own: the default one (./data) is the one `make run` serves.
-    app = create_app(db=f"sqlite+aiosqlite:///{tmp_path / 'load.db'}")
+    app = create_app(db=f"sqlite+aiosqlite:///{tmp_path / 'load.db'}", club=OPEN_CLUB)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **UVICORN_OPTIONS)
     server = uvicorn.Server(config)
     serving = asyncio.create_task(server.serve())

@@ -15,6 +15,7 @@ import pytest_asyncio
 from tablekit import Kit
 
 from server.app import create_app
+from server.club.club import OPEN_CLUB
 from server.store.journal import SqlJournal
 from server.store.migrate import upgrade
 from server.store.session import make_engine
@@ -36,7 +37,7 @@ async def club(tmp_path: Path) -> AsyncIterator[tuple[httpx.AsyncClient, dict[st
         await kit.advance(running, 3)
     await journal.close()
     await engine.dispose()
-    app = create_app(db=url)
+    app = create_app(db=url, club=OPEN_CLUB)
     async with app.router.lifespan_context(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://sparrow") as http:
             yield http, {"done": done, "running": running}

@@ -141,10 +141,11 @@ async def test_the_log_of_a_finished_game_downloads_and_a_running_ones_is_refuse
     import httpx
 
     from server.app import create_app
+    from server.club.club import OPEN_CLUB
 
     url = f"sqlite+aiosqlite:///{tmp_path / 'club.db'}"
     game_id, original = await _finished_game(url)
-    app = create_app(db=url)
+    app = create_app(db=url, club=OPEN_CLUB)
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://sparrow") as client:

@@ -1,0 +1,411 @@
+"""`Club`: who the members are, who may come in (the club mode), logging in and out, invitations,
+and the admin's changes, each written to the audit log.
+
+Members are few (a club), so the server keeps them all in memory and checks a session cookie
+without a query; every change is written to the database first, then made in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from server.club.passwords import check_new_password, hash_password, verify_password
+from server.club.sessions import Signer
+from server.club.store import ClubStore, Member, NameTaken
+from server.club.throttle import Throttle
+from server.tables.errors import TableError
+from server.tables.settings import NAME_MAX, clean_text
+
+__all__ = ["MODES", "OPEN_CLUB", "Club", "ClubConfig"]
+
+log = logging.getLogger("sparrow.club")
+
+MODES = {
+    "open": "open: anyone who reaches the server plays under a name of their choice",
+    "members": "members only: guests see the login page",
+    "invite": "members, and guests a member invites to one table by link",
+}
+INVITE_TTL = 7 * 24 * 3600.0  # an invitation link works for a week …
+FIRST_ADMIN_TTL = 24 * 3600.0  # … the first-admin link for a day
+RESET_TTL = 24 * 3600.0
+
+
+@dataclass(frozen=True, slots=True)
+class ClubConfig:
+    """How the club starts: its secret, a club mode to set on start (None: the stored one), and the
+    address links are printed with."""
+
+    secret: str
+    mode: str | None = None
+    base_url: str = ""
+
+
+OPEN_CLUB = ClubConfig("not a secret: for tests and tools that play as guests", mode="open")
+
+
+def _code_hash(code: str) -> str:
+    return hashlib.sha256(code.encode()).hexdigest()
+
+
+class Club:
+    """The club of one server. Without a database (``engine`` None) there are no accounts and the
+    club is open."""
+
+    def __init__(self, engine: AsyncEngine | None, config: ClubConfig, *, clock: Callable[[], float] = time.time):
+        self.store = None if engine is None else ClubStore(engine)
+        self.config = config
+        self.signer = Signer(config.secret)
+        self.clock = clock
+        self.mode = "open"
+        self.members: dict[int, Member] = {}
+        self._by_key: dict[str, Member] = {}
+        self._names: dict[str, int | None] = {}  # name (case-folded) → the member it belongs to
+        self.by_name = Throttle(limit=5, window=900.0, lockout=900.0)
+        self.by_address = Throttle(limit=30, window=900.0, lockout=900.0)
+        self.on_cut_off: Callable[[int], None] = lambda member: None  # the lobby closes a member's sockets
+
+    # ------------------------------------------------------------------ start
+    async def open(self) -> None:
+        """Load members and the club mode; apply the configured mode."""
+        if self.store is None:
+            return
+        for member in await self.store.members():
+            self._keep(member)
+        self._names = {name.casefold(): owner for name, owner in (await self.store.player_names()).items()}
+        stored = await self.store.setting("mode")
+        self.mode = str(stored["mode"]) if stored and stored.get("mode") in MODES else "members"
+        if self.config.mode is not None and self.config.mode != self.mode:
+            await self.set_mode(None, self.config.mode)
+
+    @property
+    def accounts(self) -> bool:
+        """Whether this server keeps accounts (it has a database)."""
+        return self.store is not None
+
+    def _keep(self, member: Member) -> None:
+        old = self.members.get(member.id)
+        if old is not None:
+            self._by_key.pop(old.name.casefold(), None)
+        self.members[member.id] = member
+        self._by_key[member.name.casefold()] = member
+        self._names[member.name.casefold()] = member.id
+
+    def _store(self) -> ClubStore:
+        if self.store is None:
+            raise TableError(
+                "club/no_accounts", "this server keeps no accounts (it runs without a database)", status=404
+            )
+        return self.store
+
+    def _now(self) -> float:
+        return self.clock()
+
+    # --------------------------------------------------------------- sessions
+    def member_of(self, cookie: str | None) -> Member | None:
+        """The member a session cookie belongs to, if it is valid: signed by this server's secret,
+        not expired, of an enabled member, and not from before their last "log out everywhere"."""
+        found = self.signer.read_session(cookie)
+        if found is None:
+            return None
+        member = self.members.get(found[0])
+        if member is None or member.disabled or member.epoch != found[1]:
+            return None
+        return member
+
+    def session_cookie(self, member: Member) -> str:
+        """A fresh session cookie value for ``member``."""
+        return self.signer.session(member.id, member.epoch)
+
+    def guest_table(self, guest_pass: str | None) -> str | None:
+        """The table a guest pass lets its holder into (only in "invite" mode)."""
+        return self.signer.read_guest_pass(guest_pass) if self.mode == "invite" else None
+
+    def guest_pass(self, member: Member, table: str) -> str:
+        """A pass a member gives a guest to one table.
+
+        :raises TableError: (409) unless the club mode is "invite".
+        """
+        if self.mode != "invite":
+            raise TableError("club/no_guests", "this club does not take guests by invitation", status=409)
+        return self.signer.guest_pass(table, member.id)
+
+    def name_owner(self, name: str) -> int | None:
+        """The member a name belongs to (their name, or one given to them), or None."""
+        return self._names.get(name.casefold())
+
+    # ----------------------------------------------------------------- logins
+    async def login(self, name: object, password: object, address: str) -> Member:
+        """The member with this name and password.
+
+        :raises TableError: ``auth/bad_login`` (401) for an unknown name or a wrong password alike
+            (checked in the same time), ``auth/locked`` (429) after too many failures, for a while.
+        """
+        key = f"name:{name.casefold()}" if isinstance(name, str) else "name:"
+        where = f"addr:{address}"
+        now = self._now()
+        wait = max(self.by_name.wait(key, now), self.by_address.wait(where, now))
+        if wait > 0:
+            minutes = max(1, round(wait / 60))
+            raise TableError("auth/locked", f"too many failed logins: try again in {minutes} minute(s)", status=429)
+        member = self._by_key.get(name.casefold()) if isinstance(name, str) else None
+        ok = await verify_password(member.password_hash if member else None, password)
+        if not ok or member is None or member.disabled:
+            locked = [
+                what
+                for what, throttle, k in (("name", self.by_name, key), ("address", self.by_address, where))
+                if throttle.failed(k, now)
+            ]
+            if locked:
+                log.warning("login locked out for 15 minutes by %s: %r from %s", "/".join(locked), name, address)
+                if self.store is not None:
+                    shown = name if isinstance(name, str) else "?"
+                    detail = f"from {address} ({', '.join(locked)})"
+                    await self.store.audit("server", "lockout", shown[:40], detail, now)
+            raise TableError("auth/bad_login", "wrong name or password", status=401)
+        self.by_name.succeeded(key)
+        return member
+
+    async def logout_everywhere(self, member: Member) -> Member:
+        """End every session of ``member`` (their cookies stop working); returns them, with a new epoch."""
+        await self._store().update_member(member.id, epoch=member.epoch + 1)
+        member.epoch += 1
+        return member
+
+    async def change_password(self, member: Member, old: object, new: object) -> Member:
+        """Set a new password (the old one must be right); other sessions end.
+
+        :raises TableError: for a wrong old password or an unacceptable new one.
+        """
+        password = check_new_password(new)
+        if not await verify_password(member.password_hash, old):
+            raise TableError("auth/bad_login", "your current password is not right", status=403)
+        digest = await hash_password(password)
+        await self._store().update_member(member.id, password_hash=digest, epoch=member.epoch + 1)
+        member.password_hash, member.epoch = digest, member.epoch + 1
+        return member
+
+    # ------------------------------------------------------------ invitations
+    async def invite(
+        self,
+        by: Member | None,
+        kind: str = "member",
+        *,
+        name: str | None = None,
+        member: int | None = None,
+        ttl: float = INVITE_TTL,
+    ) -> str:
+        """A new single-use invitation code of ``kind`` (admin, member or reset)."""
+        if name is not None:
+            name = clean_text(name, "the invited name", NAME_MAX)
+        code = secrets.token_urlsafe(24)
+        store = self._store()
+        await store.add_invitation(
+            _code_hash(code), kind, name=name, member=member, by=None if by is None else by.id, now=self._now(), ttl=ttl
+        )
+        return code
+
+    def link(self, code: str) -> str:
+        """The address of the page where an invitation is used."""
+        return f"{self.config.base_url}/welcome/{code}"
+
+    async def first_admin_link(self) -> str | None:
+        """A one-time link to become the first admin, while the club has no admin (None once it has)."""
+        if self.store is None or any(m.admin and not m.disabled for m in self.members.values()):
+            return None
+        return self.link(await self.invite(None, "admin", ttl=FIRST_ADMIN_TTL))
+
+    async def invitation(self, code: object) -> dict[str, object]:
+        """What an unused invitation is for (shown on its page before it is used).
+
+        :raises TableError: (404) for a code that is unknown, used or expired.
+        """
+        if not isinstance(code, str) or len(code) > 100:
+            raise TableError("club/bad_invitation", "that invitation link is not valid", status=404)
+        found = await self._store().peek_invitation(_code_hash(code), self._now())
+        if found is None:
+            raise TableError(
+                "club/bad_invitation", "that invitation link is not valid: it was used, or it expired", status=404
+            )
+        named = self.members[found.member].name if found.member in self.members else found.name
+        return {"kind": found.kind, "name": named}
+
+    async def accept(self, code: object, name: object, password: object) -> Member:
+        """Use an invitation: become a member (or the admin) with this name and password, or, for a
+        reset link, set the member's new password (their other sessions end).
+
+        :raises TableError: for a bad code, a taken or bad name, or an unacceptable password.
+        """
+        what = await self.invitation(code)
+        password = check_new_password(password)
+        store = self._store()
+        assert isinstance(code, str)
+        found = await store.peek_invitation(_code_hash(code), self._now())
+        assert found is not None
+        if found.kind == "reset":
+            member = self.members.get(found.member or -1)
+            if member is None:
+                raise TableError("club/bad_invitation", "that member no longer exists", status=404)
+            digest = await hash_password(password)
+            if not await store.use_invitation(_code_hash(code), self._now()):
+                raise TableError("club/bad_invitation", "that invitation link was used just now", status=404)
+            await store.update_member(member.id, password_hash=digest, epoch=member.epoch + 1)
+            member.password_hash, member.epoch = digest, member.epoch + 1
+            return member
+        chosen = clean_text(what["name"] if what["name"] else name, "your name", NAME_MAX)
+        owner = self.name_owner(chosen)
+        if chosen.casefold() in self._by_key or owner is not None:
+            raise TableError("club/name_taken", f"the name {chosen!r} belongs to a member already", status=409)
+        digest = await hash_password(password)
+        if not await store.use_invitation(_code_hash(code), self._now()):
+            raise TableError("club/bad_invitation", "that invitation link was used just now", status=404)
+        try:
+            member = await store.add_member(chosen, digest, found.kind == "admin", self._now())
+        except NameTaken:
+            raise TableError(
+                "club/name_taken", f"the name {chosen!r} belongs to a member already", status=409
+            ) from None
+        self._keep(member)
+        how = "as the first admin" if member.admin else "by invitation"
+        await store.audit(chosen, "joined", chosen, how, self._now())
+        return member
+
+    async def signup(self, club_code: object, name: object, password: object) -> Member:
+        """Join with the club's sign-up code (if the admin has set one).
+
+        :raises TableError: for a wrong code, a taken name or an unacceptable password.
+        """
+        store = self._store()
+        stored = await store.setting("signup")
+        digest_code = stored.get("code_hash") if stored else None
+        given = club_code if isinstance(club_code, str) else ""
+        if not digest_code or not secrets.compare_digest(_code_hash(given), str(digest_code)):
+            raise TableError("club/bad_code", "that is not this club's sign-up code", status=403)
+        chosen = clean_text(name, "your name", NAME_MAX)
+        if self.name_owner(chosen) is not None:
+            raise TableError("club/name_taken", f"the name {chosen!r} belongs to a member already", status=409)
+        password = check_new_password(password)
+        try:
+            member = await store.add_member(chosen, await hash_password(password), False, self._now())
+        except NameTaken:
+            raise TableError(
+                "club/name_taken", f"the name {chosen!r} belongs to a member already", status=409
+            ) from None
+        self._keep(member)
+        await store.audit(chosen, "joined", chosen, "with the club code", self._now())
+        return member
+
+    # ------------------------------------------------------------------ admin
+    def require_admin(self, member: Member | None) -> Member:
+        """``member`` if an admin.
+
+        :raises TableError: (403) otherwise.
+        """
+        if member is None or not member.admin:
+            raise TableError("auth/not_admin", "only the club's admins may do that", status=403)
+        return member
+
+    def _target(self, member_id: object) -> Member:
+        member = self.members.get(member_id) if isinstance(member_id, int) else None
+        if member is None:
+            raise TableError("club/no_member", "there is no such member", status=404)
+        return member
+
+    async def set_disabled(self, admin: Member, member_id: object, disabled: bool) -> Member:
+        """Disable a member (their sessions end and their sockets close at once) or enable them again."""
+        member = self._target(member_id)
+        if member.id == admin.id and disabled:
+            raise TableError("club/self", "you cannot disable yourself", status=409)
+        await self._store().update_member(member.id, disabled=disabled, epoch=member.epoch + 1)
+        member.disabled, member.epoch = disabled, member.epoch + 1
+        if disabled:
+            self.on_cut_off(member.id)
+        await self._audit(admin, "disabled" if disabled else "enabled", member.name, "")
+        return member
+
+    async def set_admin(self, admin: Member, member_id: object, value: bool) -> Member:
+        """Make a member an admin, or not."""
+        member = self._target(member_id)
+        if member.id == admin.id and not value:
+            raise TableError("club/self", "you cannot take away your own admin rights", status=409)
+        await self._store().update_member(member.id, admin=value)
+        member.admin = value
+        await self._audit(admin, "made admin" if value else "no longer admin", member.name, "")
+        return member
+
+    async def reset_link(self, admin: Member, member_id: object) -> str:
+        """A one-time link with which a member sets a new password."""
+        member = self._target(member_id)
+        code = await self.invite(admin, "reset", member=member.id, ttl=RESET_TTL)
+        await self._audit(admin, "password reset link", member.name, "valid for a day")
+        return self.link(code)
+
+    async def invitation_link(self, admin: Member, name: object, days: object) -> str:
+        """A single-use invitation link (optionally for one name only), valid ``days`` days."""
+        if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= 30:
+            raise TableError("club/bad_days", "an invitation is valid for 1 to 30 days")
+        only = None if name in (None, "") else clean_text(name, "the invited name", NAME_MAX)
+        if only is not None and self.name_owner(only) is not None:
+            raise TableError("club/name_taken", f"the name {only!r} belongs to a member already", status=409)
+        code = await self.invite(admin, "member", name=only, ttl=days * 24 * 3600.0)
+        await self._audit(admin, "invited", only or "anyone with the link", f"valid for {days} day(s)")
+        return self.link(code)
+
+    async def set_mode(self, admin: Member | None, mode: object) -> None:
+        """Set the club mode (one of `MODES`)."""
+        if mode not in MODES:
+            raise TableError("club/bad_mode", f"the club mode must be one of {', '.join(MODES)}")
+        assert isinstance(mode, str)
+        await self._store().set_setting("mode", {"mode": mode})
+        self.mode = mode
+        await self._audit(admin, "club mode", mode, MODES[mode])
+
+    async def set_signup_code(self, admin: Member, code: object) -> None:
+        """Set (or, with an empty code, turn off) the sign-up code with which people join unasked."""
+        if code in (None, ""):
+            await self._store().set_setting("signup", {})
+            await self._audit(admin, "sign-up code", "off", "")
+            return
+        if not isinstance(code, str) or not 6 <= len(code) <= 100:
+            raise TableError("club/bad_code", "a sign-up code must be 6 to 100 characters long")
+        await self._store().set_setting("signup", {"code_hash": _code_hash(code)})
+        await self._audit(admin, "sign-up code", "set", "")
+
+    async def signup_open(self) -> bool:
+        """Whether people may sign up with a club code."""
+        stored = await self._store().setting("signup") if self.store else None
+        return bool(stored and stored.get("code_hash"))
+
+    async def give_name(self, admin: Member, name: object, member_id: object) -> int:
+        """Give the games stored under an old free-text name to a member; returns how many."""
+        member = self._target(member_id)
+        if not isinstance(name, str) or name.casefold() not in self._names:
+            raise TableError("club/no_name", "nobody has played under that name", status=404)
+        owner = self._names[name.casefold()]
+        if owner is not None and owner != member.id:
+            raise TableError("club/name_taken", f"the name {name!r} belongs to another member", status=409)
+        count = await self._store().give_name(name, member.id)
+        self._names[name.casefold()] = member.id
+        await self._audit(admin, "gave games", member.name, f"{count} seat(s) played as {name!r}")
+        return count
+
+    async def note_name(self, name: str) -> None:
+        """A guest sat under ``name``: it is known from now on (for `give_name`)."""
+        self._names.setdefault(name.casefold(), None)
+
+    async def audit(self, admin: Member, action: str, target: str, detail: str) -> None:
+        """Log an admin's action on something outside the club (a table)."""
+        await self._audit(admin, action, target, detail)
+
+    async def _audit(self, admin: Member | None, action: str, target: str, detail: str) -> None:
+        await self._store().audit("server" if admin is None else admin.name, action, target, detail, self._now())
+
+    async def audit_log(self) -> list[dict[str, object]]:
+        """The audit log, newest first."""
+        return await self._store().audit_log()

@@ -1,0 +1,260 @@
+"""The club's pages (log in, use an invitation, sign up, your account, the admin page) and its JSON
+API under /api/club (documented in docs/protocol.md, "The club")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from server.api import api, body, member
+from server.club.club import MODES, Club
+from server.club.passwords import PASSWORD_MIN
+from server.club.sessions import SESSION_COOKIE, SESSION_MAX_AGE
+from server.club.store import Member
+from server.pages import TEMPLATES, page_renderer
+from server.tables.errors import TableError
+from server.tables.settings import NAME_MAX
+
+__all__ = ["club_routes"]
+
+
+def _club(request: Request) -> Club:
+    club: Club = request.app.state.club
+    return club
+
+
+def _me(request: Request) -> Member:
+    found = member(request)
+    if found is None:
+        raise TableError("auth/login_required", "log in first", status=401)
+    return found
+
+
+def _admin(request: Request) -> Member:
+    return _club(request).require_admin(member(request))
+
+
+def _logged_in(request: Request, who: Member, answer: dict[str, object] | None = None) -> Response:
+    """A JSON answer that sets ``who``'s session cookie: signed, HttpOnly, SameSite=Lax, Secure over HTTPS."""
+    response = JSONResponse(answer or {"member": who.to_json()})
+    response.set_cookie(
+        SESSION_COOKIE,
+        _club(request).session_cookie(who),
+        max_age=SESSION_MAX_AGE,
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+        path="/",
+    )
+    return response
+
+
+def _logged_out(answer: dict[str, object]) -> Response:
+    response = JSONResponse(answer)
+    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax")
+    return response
+
+
+def _safe_next(target: str | None) -> str:
+    """Where to go after logging in: a path on this server only (never another site)."""
+    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
+        return target
+    return "/"
+
+
+# ------------------------------------------------------------------------ API
+async def me(request: Request) -> object:
+    who = member(request)
+    club = _club(request)
+    return {"member": None if who is None else who.to_json(), "mode": club.mode, "accounts": club.accounts}
+
+
+async def login(request: Request) -> object:
+    data = await body(request)
+    address = request.client.host if request.client else "?"
+    who = await _club(request).login(data.get("name"), data.get("password"), address)
+    return _logged_in(request, who)
+
+
+async def logout(request: Request) -> object:
+    return _logged_out({"logged_out": True})
+
+
+async def logout_everywhere(request: Request) -> object:
+    who = await _club(request).logout_everywhere(_me(request))
+    return _logged_out({"logged_out": True, "everywhere": True, "member": who.to_json()})
+
+
+async def invitation(request: Request) -> object:
+    return await _club(request).invitation(request.path_params["code"])
+
+
+async def welcome(request: Request) -> object:
+    data = await body(request)
+    who = await _club(request).accept(data.get("code"), data.get("name"), data.get("password"))
+    return _logged_in(request, who)
+
+
+async def signup(request: Request) -> object:
+    data = await body(request)
+    who = await _club(request).signup(data.get("code"), data.get("name"), data.get("password"))
+    return _logged_in(request, who)
+
+
+async def change_password(request: Request) -> object:
+    data = await body(request)
+    who = await _club(request).change_password(_me(request), data.get("old"), data.get("new"))
+    return _logged_in(request, who)
+
+
+async def admin_state(request: Request) -> object:
+    _admin(request)
+    club = _club(request)
+    lobby = request.app.state.lobby
+    return {
+        "members": [m.to_json() for m in club.members.values()],
+        "mode": club.mode,
+        "modes": MODES,
+        "signup": await club.signup_open(),
+        "tables": [t.state.public() for t in lobby.tables.values() if t.status != "closed"],
+        "audit": await club.audit_log(),
+    }
+
+
+async def invite(request: Request) -> object:
+    data = await body(request)
+    return {"link": await _club(request).invitation_link(_admin(request), data.get("name"), data.get("days", 7))}
+
+
+async def change_member(request: Request) -> object:
+    admin = _admin(request)
+    data = await body(request)
+    club = _club(request)
+    target = _member_id(request)
+    who = None
+    if "disabled" in data:
+        who = await club.set_disabled(admin, target, _flag(data["disabled"], "disabled"))
+    if "admin" in data:
+        who = await club.set_admin(admin, target, _flag(data["admin"], "admin"))
+    if who is None:
+        raise TableError("input/malformed", 'say what to change: {"disabled": true} or {"admin": true}')
+    return {"member": who.to_json()}
+
+
+async def reset_link(request: Request) -> object:
+    return {"link": await _club(request).reset_link(_admin(request), _member_id(request))}
+
+
+async def set_mode(request: Request) -> object:
+    data = await body(request)
+    await _club(request).set_mode(_admin(request), data.get("mode"))
+    return {"mode": _club(request).mode}
+
+
+async def set_signup_code(request: Request) -> object:
+    data = await body(request)
+    await _club(request).set_signup_code(_admin(request), data.get("code"))
+    return {"signup": await _club(request).signup_open()}
+
+
+async def give_name(request: Request) -> object:
+    data = await body(request)
+    seats = await _club(request).give_name(_admin(request), data.get("name"), data.get("member"))
+    return {"seats": seats}
+
+
+async def close_table(request: Request) -> object:
+    admin = _admin(request)
+    table_id = request.path_params["table_id"]
+    await request.app.state.lobby.close_table(table_id)
+    await _club(request).audit(admin, "closed table", table_id, "")
+    return {"closed": table_id}
+
+
+def _member_id(request: Request) -> int:
+    text = request.path_params["member_id"]
+    if not text.isdigit() or len(text) > 12:
+        raise TableError("club/no_member", "there is no such member", status=404)
+    return int(text)
+
+
+def _flag(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise TableError("input/malformed", f"{what} must be true or false")
+    return value
+
+
+# ---------------------------------------------------------------------- pages
+def club_routes(templates_dir: Path = TEMPLATES) -> list[BaseRoute]:
+    """The club's pages and API routes."""
+    render = page_renderer(templates_dir)
+
+    def common(request: Request) -> dict[str, object]:
+        return {"name_max": NAME_MAX, "password_min": PASSWORD_MIN}
+
+    async def login_page(request: Request) -> Response:
+        club = _club(request)
+        target = _safe_next(request.query_params.get("next"))
+        if member(request) is not None:
+            return RedirectResponse(target, status_code=303)
+        context = {
+            **common(request),
+            "next": target,
+            "mode": club.mode,
+            "accounts": club.accounts,
+            "signup": await club.signup_open(),
+        }
+        return render(request, "club/login.html", context)
+
+    async def welcome_page(request: Request) -> Response:
+        code = request.path_params["code"]
+        try:
+            what = await _club(request).invitation(code)
+        except TableError as exc:
+            return render(request, "club/invalid.html", {"message": exc.message}, status=exc.status)
+        return render(request, "club/welcome.html", {**common(request), "code": code, **what})
+
+    async def signup_page(request: Request) -> Response:
+        return render(request, "club/signup.html", common(request))
+
+    async def account_page(request: Request) -> Response:
+        who = member(request)
+        if who is None:
+            return RedirectResponse("/login?next=/account", status_code=303)
+        return render(request, "club/account.html", {**common(request), "me": who})
+
+    async def admin_page(request: Request) -> Response:
+        who = member(request)
+        if who is None:
+            return RedirectResponse("/login?next=/admin", status_code=303)
+        if not who.admin:
+            return render(request, "club/invalid.html", {"message": "Only the club's admins may open this page."}, 403)
+        return render(request, "club/admin.html", {**common(request), "modes": MODES})
+
+    return [
+        Route("/login", login_page, methods=["GET"], name="login_page"),
+        Route("/welcome/{code}", welcome_page, methods=["GET"], name="welcome_page"),
+        Route("/signup", signup_page, methods=["GET"], name="signup_page"),
+        Route("/account", account_page, methods=["GET"], name="account_page"),
+        Route("/admin", admin_page, methods=["GET"], name="admin_page"),
+        Route("/api/me", api(me), methods=["GET"], name="api_me"),
+        Route("/api/club/login", api(login), methods=["POST"], name="api_login"),
+        Route("/api/club/logout", api(logout), methods=["POST"], name="api_logout"),
+        Route("/api/club/logout-everywhere", api(logout_everywhere), methods=["POST"], name="api_logout_everywhere"),
+        Route("/api/club/invitation/{code}", api(invitation), methods=["GET"], name="api_invitation"),
+        Route("/api/club/welcome", api(welcome), methods=["POST"], name="api_welcome"),
+        Route("/api/club/signup", api(signup), methods=["POST"], name="api_signup"),
+        Route("/api/club/password", api(change_password), methods=["POST"], name="api_password"),
+        Route("/api/club/admin", api(admin_state), methods=["GET"], name="api_admin"),
+        Route("/api/club/invitations", api(invite), methods=["POST"], name="api_invite"),
+        Route("/api/club/members/{member_id}", api(change_member), methods=["POST"], name="api_member"),
+        Route("/api/club/members/{member_id}/reset", api(reset_link), methods=["POST"], name="api_reset"),
+        Route("/api/club/mode", api(set_mode), methods=["POST"], name="api_mode"),
+        Route("/api/club/signup-code", api(set_signup_code), methods=["POST"], name="api_signup_code"),
+        Route("/api/club/names", api(give_name), methods=["POST"], name="api_give_name"),
+        Route("/api/club/tables/{table_id}/close", api(close_table), methods=["POST"], name="api_close_table"),
+    ]

@@ -1,0 +1,55 @@
+"""Signed values the browser keeps: the session cookie of a logged-in member, and a guest pass to
+one table. Both are signed with the server's secret by itsdangerous (timestamped, so they expire).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+
+__all__ = ["GUEST_COOKIE", "GUEST_MAX_AGE", "SESSION_COOKIE", "SESSION_MAX_AGE", "Signer"]
+
+SESSION_COOKIE = "sparrow_session"
+SESSION_MAX_AGE = 30 * 24 * 3600  # a member stays logged in on a browser for 30 days
+GUEST_COOKIE = "sparrow_guest"
+GUEST_MAX_AGE = 24 * 3600  # a guest link works for a day
+
+
+class Signer:
+    """Signs and checks session cookies and guest passes with one secret."""
+
+    def __init__(self, secret: str) -> None:
+        self._session = URLSafeTimedSerializer(secret, salt="sparrow.session")
+        self._guest = URLSafeTimedSerializer(secret, salt="sparrow.guest")
+
+    def session(self, member: int, epoch: int) -> str:
+        """A session cookie's value for ``member`` at session ``epoch``."""
+        return self._session.dumps([member, epoch])
+
+    def read_session(self, value: str | None) -> tuple[int, int] | None:
+        """(member, epoch) from a session cookie, or None if it is missing, forged or expired."""
+        data = _load(self._session, value, SESSION_MAX_AGE)
+        if isinstance(data, list) and len(data) == 2 and all(type(x) is int for x in data):
+            return data[0], data[1]
+        return None
+
+    def guest_pass(self, table: str, host: int) -> str:
+        """A pass for a guest to table ``table``, given by member ``host``."""
+        return self._guest.dumps([table, host])
+
+    def read_guest_pass(self, value: str | None) -> str | None:
+        """The table a guest pass is for, or None."""
+        data = _load(self._guest, value, GUEST_MAX_AGE)
+        if isinstance(data, list) and len(data) == 2 and isinstance(data[0], str):
+            return data[0]
+        return None
+
+
+def _load(serializer: URLSafeTimedSerializer, value: str | None, max_age: int) -> Any:
+    if not value or len(value) > 400:
+        return None
+    try:
+        return serializer.loads(value, max_age=max_age)
+    except (BadSignature, ValueError):  # SignatureExpired is a BadSignature
+        return None
