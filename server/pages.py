@@ -54,7 +54,18 @@ def templates_env(directory: Path = TEMPLATES) -> Jinja2Templates:
         return request.url_for(name, **path_params).path
 
     env.globals["url_for"] = url_for
-    return Jinja2Templates(env=env)
+    return Jinja2Templates(env=env, context_processors=[_visitor])
+
+
+def _visitor(request: Request) -> dict[str, Any]:
+    """Who is looking (every page's header shows it): ``me``, the logged-in member or None, and
+    ``accounts``, whether this server has accounts at all, and ``club_mode``."""
+    club = getattr(request.app.state, "club", None)
+    return {
+        "me": request.scope.get("sparrow.member"),
+        "accounts": bool(club and club.accounts),
+        "club_mode": club.mode if club else "open",
+    }
 
 
 class Render(Protocol):

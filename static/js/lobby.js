@@ -145,7 +145,7 @@ async function createTable(event) {
   }
 }
 
-nameInput.value = loadName();
+if (!nameInput.readOnly) nameInput.value = loadName(); // a member's name is their account's
 nameInput.addEventListener("change", () => saveName(nameInput.value.trim()));
 form.addEventListener("submit", createTable);
 refresh();

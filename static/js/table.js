@@ -119,6 +119,8 @@ const socket = new TableSocket({
   token: seat ? seat.token : null,
   onState(next) {
     state = next;
+    // A logged-in member's seat is theirs on every device: the server knows them by their login.
+    if (!seat && next.seat !== null && next.seat !== undefined) seat = { token: null, seat: next.seat };
     busy = false;
     render();
   },
@@ -235,7 +237,7 @@ function renderWaiting() {
     ui.seatList.append(li);
   });
   const free = table.seats.filter((s) => s === null).length;
-  ui.invite.value = window.location.origin + window.location.pathname;
+  if (!ui.invite.value) ui.invite.value = window.location.origin + window.location.pathname;
   ui.joinForm.hidden = me !== null || free === 0 || table.status !== "waiting";
   if (!ui.joinName.value) ui.joinName.value = loadName();
   const owner = me !== null && me === table.owner;
@@ -257,6 +259,20 @@ ui.copy.addEventListener("click", async () => {
     showNotice("Select the link and copy it.", 2500);
   }
 });
+
+const guestButton = document.getElementById("guest-link"); // members, in a club that takes guests
+if (guestButton) {
+  guestButton.addEventListener("click", async () => {
+    try {
+      const answer = await postJson(`${API}/guest`, {});
+      ui.invite.value = new URL(answer.link, window.location.href).href;
+      ui.invite.select();
+      showNotice("Guest link made: it lets one guest into this table for a day.", 4000);
+    } catch (err) {
+      showNotice(err.message);
+    }
+  });
+}
 
 ui.joinForm.addEventListener("submit", async (event) => {
   event.preventDefault();

@@ -1,0 +1,152 @@
+// The admin page: members (invite, disable, make admin, password reset link), the club mode and
+// sign-up code, giving old games to a member, live tables, and the audit log. Every name is set as text.
+
+import { apiAnswer, postJson } from "./local.js";
+
+const root = document.getElementById("admin");
+const $ = (id) => document.getElementById(id);
+const errorBox = $("admin-error");
+const notice = $("admin-notice");
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function say(message, isError = false) {
+  errorBox.hidden = !isError;
+  notice.hidden = isError;
+  (isError ? errorBox : notice).textContent = message;
+}
+
+async function post(url, body, done) {
+  try {
+    const answer = await postJson(url, body);
+    if (done) say(done(answer));
+    await load();
+    return answer;
+  } catch (err) {
+    say(err.message, true);
+    return null;
+  }
+}
+
+function button(text, onClick, cls) {
+  const b = el("button", cls, text);
+  b.type = "button";
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+function memberRow(m) {
+  const row = el("tr");
+  row.append(el("td", null, m.name), el("td", null, m.admin ? "admin" : "member"));
+  row.append(el("td", null, m.disabled ? "disabled" : "active"));
+  const actions = el("td", "actions");
+  const url = (template) => template.replace("MEMBER", String(m.id));
+  actions.append(
+    button(m.disabled ? "Enable" : "Disable", () =>
+      post(url(root.dataset.member), { disabled: !m.disabled }, () => `${m.name} is ${m.disabled ? "enabled" : "disabled"}.`),
+    ),
+    button(m.admin ? "Remove admin" : "Make admin", () =>
+      post(url(root.dataset.member), { admin: !m.admin }, () => `${m.name} is ${m.admin ? "no longer" : "now"} an admin.`),
+    ),
+    button("Password reset link", async () => {
+      const answer = await post(url(root.dataset.reset), {}, () => `A reset link for ${m.name}: send it to them.`);
+      if (answer) showLink(answer.link);
+    }),
+  );
+  row.append(actions);
+  return row;
+}
+
+function showLink(link) {
+  $("link-box").hidden = false;
+  $("link-out").value = new URL(link, window.location.href).href;
+  $("link-out").select();
+}
+
+function render(data) {
+  $("member-rows").replaceChildren(...data.members.map(memberRow));
+  const select = $("names-member");
+  const chosen = select.value;
+  select.replaceChildren(...data.members.map((m) => Object.assign(el("option", null, m.name), { value: String(m.id) })));
+  if (chosen) select.value = chosen;
+  for (const radio of document.querySelectorAll('#mode-form input[name="mode"]')) radio.checked = radio.value === data.mode;
+  $("signup-state").textContent = data.signup ? "A sign-up code is set." : "No sign-up code: people join by invitation only.";
+  const tables = data.tables.map((t) => {
+    const item = el("li", "table-row");
+    const link = el("a", null, t.name);
+    link.href = root.dataset.tableUrl.replace("TABLE", encodeURIComponent(t.id));
+    const seated = t.seats.filter((s) => s).map((s) => s.name).join(", ") || "nobody seated";
+    item.append(link, el("span", "muted", ` · ${t.status} · ${seated} `));
+    item.append(
+      button("Close", (event) => {
+        const b = event.currentTarget;
+        if (b.dataset.armed !== "1") {
+          b.dataset.armed = "1"; // a second click closes: its game stays stored
+          b.textContent = "Really close?";
+          return;
+        }
+        post(root.dataset.close.replace("TABLE", encodeURIComponent(t.id)), {}, () => `Closed "${t.name}".`);
+      }),
+    );
+    return item;
+  });
+  $("table-rows").replaceChildren(...tables);
+  $("no-tables").hidden = tables.length > 0;
+  $("audit-rows").replaceChildren(
+    ...data.audit.map((line) => {
+      const row = el("tr");
+      row.append(
+        el("td", null, new Date(line.at).toLocaleString()),
+        el("td", null, line.actor),
+        el("td", null, line.action),
+        el("td", null, line.target),
+        el("td", null, line.detail),
+      );
+      return row;
+    }),
+  );
+}
+
+async function load() {
+  try {
+    render(await apiAnswer(await fetch(root.dataset.api)));
+  } catch (err) {
+    say(err.message, true);
+  }
+}
+
+function fields(form) {
+  return Object.fromEntries(new FormData(form).entries());
+}
+
+$("invite-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const { name, days } = fields(event.target);
+  const answer = await post(root.dataset.invite, { name, days: Number(days) }, () => "Invitation made: send the link.");
+  if (answer) showLink(answer.link);
+});
+
+$("mode-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  post(root.dataset.mode, { mode: fields(event.target).mode }, (a) => `The club mode is now "${a.mode}".`);
+});
+
+$("signup-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const { code } = fields(event.target);
+  post(root.dataset.signup, { code }, (a) => (a.signup ? "Sign-up code saved." : "Sign-up by code is off."));
+  event.target.reset();
+});
+
+$("names-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const { name, member } = fields(event.target);
+  post(root.dataset.names, { name, member: Number(member) }, (a) => `${a.seats} game seat(s) given.`);
+});
+
+load();

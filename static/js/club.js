@@ -1,0 +1,35 @@
+// The club's forms (log in, invitations, sign-up, password, log out): each form posts its named
+// fields as JSON to its data-post address, then goes to data-next or says data-done. Refusals are
+// shown as the server words them.
+
+import { postJson } from "./local.js";
+
+for (const form of document.querySelectorAll("form.club-form")) {
+  const errorBox = form.querySelector("[data-error]");
+  const doneBox = form.querySelector("[data-done-box]");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const body = {};
+    for (const input of form.querySelectorAll("input[name]")) body[input.name] = input.value;
+    const button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    errorBox.hidden = true;
+    doneBox.hidden = true;
+    try {
+      await postJson(form.dataset.post, body);
+    } catch (err) {
+      errorBox.textContent = err.message;
+      errorBox.hidden = false;
+      button.disabled = false;
+      return;
+    }
+    button.disabled = false;
+    if (form.dataset.next) {
+      window.location.assign(form.dataset.next);
+      return;
+    }
+    for (const input of form.querySelectorAll("input[type=password]")) input.value = "";
+    doneBox.textContent = form.dataset.done || "Done.";
+    doneBox.hidden = false;
+  });
+}
