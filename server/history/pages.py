@@ -16,6 +16,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from server.history.queries import LISTED
+from server.history.routes import person
 from server.pages import page_renderer
 from server.store.journal import SqlJournal
 from server.store.leaderboard import PERIODS, leaderboard, period_start
@@ -89,10 +90,10 @@ def history_pages() -> list[BaseRoute]:
         if journal is None:
             return no_history(request)
         name = request.path_params["name"]
+        member = person(request, name)
+        mine = SeatRow.member_id == member if member is not None else SeatRow.name == name
         async with journal.sessions() as session:
-            sat = await session.scalar(
-                select(SeatRow.game_id).where(SeatRow.name == name, SeatRow.bot.is_(False)).limit(1)
-            )
+            sat = await session.scalar(select(SeatRow.game_id).where(mine, SeatRow.bot.is_(False)).limit(1))
         if sat is None:
             return missing(request, "No such player", "Nobody of that name has played here.")
         return render(request, "history/player.html", {"name": name})

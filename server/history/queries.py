@@ -8,7 +8,7 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from game.rules import Rules
@@ -128,13 +128,18 @@ async def _stand_ins(session: AsyncSession, game_id: str, ends: list[datetime]) 
     return found
 
 
-async def player_record(session: AsyncSession, name: str) -> dict[str, Any] | None:
-    """A player's games and hands: wins (self-drawn or on a discard), deal-ins, values, score over time."""
+async def player_record(session: AsyncSession, name: str, member: int | None = None) -> dict[str, Any] | None:
+    """A player's games and hands: wins (self-drawn or on a discard), deal-ins, values, score over time.
+    For a ``member``, every seat that is theirs (under any name, on any device); otherwise the seats a
+    guest took under ``name``."""
+    person = (
+        SeatRow.member_id == member if member is not None else and_(SeatRow.name == name, SeatRow.member_id.is_(None))
+    )
     sat = (
         await session.execute(
             select(SeatRow.game_id, SeatRow.seat, SeatRow.score, GameRow.status, GameRow.created_at, GameRow.options)
             .join(GameRow, GameRow.id == SeatRow.game_id)
-            .where(SeatRow.name == name, SeatRow.bot.is_(False), GameRow.status.in_(LISTED))
+            .where(person, SeatRow.bot.is_(False), GameRow.status.in_(LISTED))
             .order_by(GameRow.created_at)
         )
     ).all()

@@ -131,10 +131,18 @@ async def api_player(request: Request) -> Response:
     if journal is None:
         return _refuse(*_NO_DB)
     async with journal.sessions() as session:
-        record = await player_record(session, request.path_params["name"])
+        name = request.path_params["name"]
+        record = await player_record(session, name, person(request, name))
     if record is None:
         return _refuse("player/not_found", "nobody of that name has played here", 404)
     return JSONResponse(record)
+
+
+def person(request: Request, name: str) -> int | None:
+    """The member whose record ``/players/NAME`` shows: the member of that name, or the member an old
+    name belongs to; None for a guest's name."""
+    club = getattr(request.app.state, "club", None)
+    return None if club is None else club.name_owner(name)
 
 
 def history_routes() -> list[BaseRoute]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Integer, cast, func, select
+from sqlalchemy import Integer, case, cast, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server.store.models import GameRow, PlayerRow, SeatRow
+from server.store.models import GameRow, MemberRow, PlayerRow, SeatRow
 
 __all__ = ["PERIODS", "Standing", "leaderboard", "period_start"]
 
@@ -40,15 +40,19 @@ async def leaderboard(session: AsyncSession, *, since: datetime | None = None, l
     from the starting score, best first. Bots are not ranked."""
     start = cast(GameRow.options["starting_score"].as_integer(), Integer)
     net = SeatRow.score - start
+    # A member is one person under every name they played as; a guest's name is a person of its own.
+    guest = case((SeatRow.member_id.is_(None), SeatRow.player_id), else_=None)
+    name = func.coalesce(func.max(MemberRow.name), func.max(PlayerRow.name))
     query = (
-        select(PlayerRow.name, func.count(SeatRow.game_id), func.sum(net), func.avg(net))
-        .join(SeatRow, SeatRow.player_id == PlayerRow.id)
+        select(name, func.count(SeatRow.game_id), func.sum(net), func.avg(net))
+        .join(PlayerRow, SeatRow.player_id == PlayerRow.id)
+        .outerjoin(MemberRow, MemberRow.id == SeatRow.member_id)
         .join(GameRow, GameRow.id == SeatRow.game_id)
         .where(GameRow.status == "over", SeatRow.bot.is_(False))
     )
     if since is not None:
         query = query.where(GameRow.finished_at >= since)
     rows = await session.execute(
-        query.group_by(PlayerRow.id, PlayerRow.name).order_by(func.sum(net).desc(), PlayerRow.name).limit(limit)
+        query.group_by(SeatRow.member_id, guest).order_by(func.sum(net).desc(), name).limit(limit)
     )
     return [Standing(name, int(games), int(total), float(average)) for name, games, total, average in rows]

@@ -21,6 +21,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from server.app import create_app
+from server.club.club import ClubConfig
 from server.lobby import Lobby
 from server.statediff import patch
 from server.tables.actor import TableActor
@@ -209,15 +210,28 @@ class LiveServer:
         self.http = http
         self.ws_url = f"ws://127.0.0.1:{port}/ws"
         self.clients: list[LiveClient] = []
+        self.app: Any = None  # the application served
 
     @classmethod
     @contextlib.asynccontextmanager
     async def running(
-        cls, *, seed: int = 7, socket_config: SocketConfig | None = None, journal: Journal | None = None
+        cls,
+        *,
+        seed: int = 7,
+        socket_config: SocketConfig | None = None,
+        journal: Journal | None = None,
+        db: str | None = None,
+        club: ClubConfig | None = None,
     ) -> AsyncIterator[LiveServer]:
-        """Serve until the block ends, then close every client and shut the server down."""
+        """Serve until the block ends, then close every client and shut the server down. Given ``db``,
+        the app keeps its tables and its club (``club``: secret and mode) in that database, as
+        `sparrow serve --db` does; otherwise its lobby deals from ``seed`` and there are no accounts."""
         lobby = SeededLobby(seed, journal)
-        app = create_app(lobby, socket_config)
+        app = (
+            create_app(lobby, socket_config)
+            if db is None
+            else create_app(socket_config=socket_config, db=db, club=club)
+        )
         config = uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="on", log_level="warning", **UVICORN_OPTIONS)
         server = uvicorn.Server(config)
         task = asyncio.get_running_loop().create_task(server.serve())
@@ -227,8 +241,10 @@ class LiveServer:
                     assert not task.done(), "uvicorn stopped before it started"
                     await asyncio.sleep(0.005)  # uvicorn offers no event for "started"
             port = server.servers[0].sockets[0].getsockname()[1]
+            lobby = app.state.lobby
             async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=TIMEOUT, trust_env=False) as http:
                 live = cls(server, lobby, port, http)
+                live.app = app
                 try:
                     yield live
                 finally:

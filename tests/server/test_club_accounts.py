@@ -1,0 +1,368 @@
+"""The club: a new server lets nobody in until its first admin uses the printed link; members come by
+invitation, log in, keep their seat on every device; logins are throttled; cross-site posts,
+leaked secrets, disabled members and an old secret key are all kept out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+from dbkit import BACKENDS, fresh_database
+from livekit import TIMEOUT, LiveClient, LiveServer
+from tablekit import Kit
+
+from server.club import passwords
+from server.club.club import ClubConfig
+from server.club.sessions import SESSION_COOKIE
+from server.store.journal import SqlJournal
+from server.store.migrate import upgrade
+from server.store.session import make_engine
+
+pytestmark = pytest.mark.asyncio
+
+SECRET = "the club's secret key, for tests"
+PASSWORD = "correct horse battery"
+
+
+@contextlib.asynccontextmanager
+async def club_server(url: str, *, secret: str = SECRET, mode: str | None = None) -> AsyncIterator[LiveServer]:
+    """The app on database ``url`` with its club, as `sparrow serve` runs it."""
+    async with LiveServer.running(db=url, club=ClubConfig(secret, mode=mode)) as live:
+        yield live
+
+
+@contextlib.asynccontextmanager
+async def browser(live: LiveServer) -> AsyncIterator[httpx.AsyncClient]:
+    """One browser: its own cookies, and the Origin header a page of the server sends."""
+    origin = f"http://127.0.0.1:{live.port}"
+    async with httpx.AsyncClient(base_url=origin, headers={"origin": origin}, timeout=TIMEOUT, trust_env=False) as http:
+        yield http
+
+
+def first_admin_code(printed: str) -> str:
+    found = re.findall(r"/welcome/([\w-]+)", printed)
+    assert found, f"no first-admin link was printed: {printed!r}"
+    return found[-1]
+
+
+async def become(http: httpx.AsyncClient, code: str, name: str = "Ann", password: str = PASSWORD) -> dict[str, Any]:
+    response = await http.post("/api/club/welcome", json={"code": code, "name": name, "password": password})
+    assert response.status_code == 200, response.text
+    member: dict[str, Any] = response.json()["member"]
+    return member
+
+
+async def invite(admin: httpx.AsyncClient, name: str | None = None) -> str:
+    response = await admin.post("/api/club/invitations", json={"name": name, "days": 1})
+    assert response.status_code == 200, response.text
+    link: str = response.json()["link"]
+    return link.rsplit("/", 1)[1]
+
+
+async def login(http: httpx.AsyncClient, name: str, password: str = PASSWORD) -> httpx.Response:
+    return await http.post("/api/club/login", json={"name": name, "password": password})
+
+
+async def socket(live: LiveServer, http: httpx.AsyncClient) -> LiveClient:
+    """A socket opened by ``http``'s browser (with its session cookie, if any)."""
+    cookie = http.cookies.get(SESSION_COOKIE)
+    headers = {"Origin": f"http://127.0.0.1:{live.port}"}
+    if cookie:
+        headers["Cookie"] = f"{SESSION_COOKIE}={cookie}"
+    return await live.connect(additional_headers=headers)
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite+aiosqlite:///{tmp_path / 'club.db'}"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_a_new_club_lets_nobody_in_until_the_first_admin_uses_the_printed_link(
+    backend: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with fresh_database(backend, tmp_path) as url, club_server(url) as live, browser(live) as ann:
+        code = first_admin_code(capsys.readouterr().out)
+        lobby = await ann.get("/")
+        assert lobby.status_code == 303 and lobby.headers["location"] == "/login?next=%2F"
+        tables = await ann.get("/api/tables")
+        assert tables.status_code == 401 and tables.json()["error"]["reason"] == "auth/login_required"
+        with pytest.raises(websockets.InvalidStatus):  # refused before it opens
+            await socket(live, ann)
+        page = await ann.get(f"/welcome/{code}")
+        assert page.status_code == 200 and "first admin" in page.text
+
+        response = await ann.post("/api/club/welcome", json={"code": code, "name": "Ann", "password": PASSWORD})
+        assert response.status_code == 200, response.text
+        assert response.json()["member"] == {"id": 1, "name": "Ann", "admin": True, "disabled": False}
+        cookie = response.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=lax" in cookie and "path=/" in cookie
+
+        assert (await ann.get("/")).status_code == 200
+        assert (await ann.get("/admin")).status_code == 200
+        async with browser(live) as mallory:  # the link worked once
+            again = await mallory.post("/api/club/welcome", json={"code": code, "name": "Mal", "password": PASSWORD})
+            assert again.status_code == 404 and again.json()["error"]["reason"] == "club/bad_invitation"
+            assert (await mallory.get(f"/welcome/{code}")).status_code == 404
+
+
+async def test_an_invited_member_logs_in_on_a_second_device_and_gets_their_seat_back(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with club_server(sqlite_url) as live, browser(live) as ann, browser(live) as laptop:
+        await become(ann, first_admin_code(capsys.readouterr().out))
+        code = await invite(ann, "Bob")
+        bob = await become(laptop, code, name="Mallory")  # the invitation was for Bob alone
+        assert bob["name"] == "Bob" and not bob["admin"]
+
+        made = await laptop.post("/api/tables", json={"name": "Friday", "player": "anything"})
+        assert made.status_code == 200, made.text
+        table = made.json()["table"]
+        shown = (await laptop.get(f"/api/tables/{table}")).json()
+        assert shown["seats"][0]["name"] == "Bob"  # a member sits under their own name
+
+        async with browser(live) as phone:
+            assert (await phone.post(f"/api/tables/{table}/join", json={"name": "Bob"})).status_code == 401
+            assert (await login(phone, "bob")).status_code == 200  # names are not case-sensitive
+            again = await phone.post(f"/api/tables/{table}/join", json={"name": "Bob"})
+            assert again.json() == {"table": table, "seat": 0, "token": None, "owner": True}
+            client = await socket(live, phone)
+            await client.hello(table, None)  # no token on this device: the login is enough
+            assert client.state["seat"] == 0
+            bots = await phone.post(f"/api/tables/{table}/bots", json={})  # and it may act as the owner
+            assert bots.status_code == 200, bots.text
+
+        watcher = await socket(live, ann)  # another member, not seated: watches
+        await watcher.hello(table, None)
+        assert watcher.state["seat"] is None
+
+
+async def test_a_wrong_password_and_an_unknown_name_get_the_same_answer_after_the_same_work(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    verified: list[str] = []
+    real = passwords._HASHER
+
+    class Counting:
+        def hash(self, password: str) -> str:
+            return real.hash(password)
+
+        def verify(self, stored: str, password: str) -> bool:
+            verified.append(stored)
+            return real.verify(stored, password)
+
+    monkeypatch.setattr(passwords, "_HASHER", Counting())
+    async with club_server(sqlite_url) as live, browser(live) as ann, browser(live) as other:
+        await become(ann, first_admin_code(capsys.readouterr().out))
+        verified.clear()
+        wrong = await login(other, "Ann", "not the password")
+        unknown = await login(other, "Nobody", "not the password")
+        assert wrong.status_code == unknown.status_code == 401
+        assert (
+            wrong.json()
+            == unknown.json()
+            == {"error": {"reason": "auth/bad_login", "message": "wrong name or password"}}
+        )
+        assert len(verified) == 2  # an argon2 check for the unknown name too (against a dummy hash)
+        assert all(h.startswith("$argon2id$") for h in verified)
+        assert SESSION_COOKIE not in other.cookies
+
+
+async def test_repeated_failures_lock_a_name_for_a_while_and_the_lockout_is_logged(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with club_server(sqlite_url) as live, browser(live) as ann, browser(live) as guesser:
+        await become(ann, first_admin_code(capsys.readouterr().out))
+        club = live.app.state.club
+        now = [1_000_000.0]
+        club.clock = lambda: now[0]
+        for _ in range(5):
+            assert (await login(guesser, "Ann", "guess")).status_code == 401
+        locked = await login(guesser, "Ann")  # even the right password, for now
+        assert locked.status_code == 429 and locked.json()["error"]["reason"] == "auth/locked"
+        assert "try again in 15 minute" in locked.json()["error"]["message"]
+        assert (await login(guesser, "Nobody", "guess")).status_code == 401  # other names are not locked
+
+        log = (await ann.get("/api/club/admin")).json()["audit"]
+        assert log[0]["action"] == "lockout" and log[0]["target"] == "Ann" and "127.0.0.1" in log[0]["detail"]
+
+        now[0] += 15 * 60 + 1  # temporary
+        assert (await login(guesser, "Ann")).status_code == 200
+
+
+async def test_one_address_guessing_many_names_is_locked_out(sqlite_url: str) -> None:
+    async with club_server(sqlite_url) as live, browser(live) as guesser:
+        for i in range(30):
+            assert (await login(guesser, f"name{i}", "guess")).status_code == 401
+        assert (await login(guesser, "name99", "guess")).status_code == 429
+
+
+async def test_cross_site_posts_are_refused_and_change_nothing(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with club_server(sqlite_url) as live, browser(live) as ann:
+        await become(ann, first_admin_code(capsys.readouterr().out))
+        cookie = {SESSION_COOKIE: ann.cookies[SESSION_COOKIE]}
+        base = f"http://127.0.0.1:{live.port}"
+        async with httpx.AsyncClient(base_url=base, cookies=cookie, trust_env=False) as forged:
+            for origin in ("https://evil.example", None):
+                headers = {} if origin is None else {"origin": origin}
+                mode = await forged.post("/api/club/mode", json={"mode": "open"}, headers=headers)
+                assert mode.status_code == 403 and mode.json()["error"]["reason"] == "auth/bad_origin"
+                made = await forged.post("/api/tables", json={"name": "x"}, headers=headers)
+                assert made.status_code == 403
+        state = (await ann.get("/api/club/admin")).json()
+        assert state["mode"] == "members"
+        assert (await ann.get("/api/tables")).json()["tables"] == []
+
+
+async def test_no_page_api_answer_or_socket_frame_carries_a_hash_a_secret_or_an_invitation(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with club_server(sqlite_url) as live, browser(live) as ann, browser(live) as bob_browser:
+        await become(ann, first_admin_code(capsys.readouterr().out))
+        code = await invite(ann, "Bob")
+        pending = await invite(ann, "Cy")  # not yet used: only its holder may see it
+        await become(bob_browser, code, "Bob")
+        reset = (await ann.post("/api/club/members/2/reset", json={})).json()["link"]
+        table = (await ann.post("/api/tables", json={"name": "T"})).json()["table"]
+        client = await socket(live, bob_browser)
+        await client.hello(table, None)
+        seen = [r.raw for r in client.received]
+        for http in (ann, bob_browser):
+            for path in (
+                "/",
+                "/admin",
+                "/account",
+                "/api/me",
+                "/api/club/admin",
+                f"/t/{table}",
+                f"/api/tables/{table}",
+            ):
+                seen.append((await http.get(path)).text)
+        text = "\n".join(seen)
+        assert "$argon2" not in text
+        assert SECRET not in text
+        assert pending not in text and code not in text and reset.rsplit("/", 1)[1] not in text
+        hashes = [m.password_hash for m in live.app.state.club.members.values()]
+        assert not any(h in text for h in hashes)
+
+
+async def test_disabling_a_member_closes_their_sockets_at_once_and_ends_their_sessions(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with club_server(sqlite_url) as live, browser(live) as ann, browser(live) as bob:
+        await become(ann, first_admin_code(capsys.readouterr().out))
+        await become(bob, await invite(ann, "Bob"), "Bob")
+        table = (await bob.post("/api/tables", json={"name": "Bob's"})).json()["table"]
+        client = await socket(live, bob)
+        await client.hello(table, None)
+        watching = await socket(live, ann)
+        await watching.hello(table, None)
+
+        disabled = await ann.post("/api/club/members/2", json={"disabled": True})
+        assert disabled.status_code == 200 and disabled.json()["member"]["disabled"] is True
+        assert await client.closed() == 1008
+        assert (await bob.get("/api/me")).json()["member"] is None
+        assert (await bob.get("/api/tables")).status_code == 401
+        assert (await login(bob, "Bob")).status_code == 401  # a disabled member cannot log in
+        assert not watching.ws.close_code  # nobody else is cut off
+        log = (await ann.get("/api/club/admin")).json()["audit"]
+        assert (log[0]["actor"], log[0]["action"], log[0]["target"]) == ("Ann", "disabled", "Bob")
+
+
+async def test_log_out_everywhere_ends_every_session_of_that_member_only(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with club_server(sqlite_url) as live, browser(live) as ann, browser(live) as laptop, browser(live) as phone:
+        await become(ann, first_admin_code(capsys.readouterr().out))
+        await become(laptop, await invite(ann, "Bob"), "Bob")
+        assert (await login(phone, "Bob")).status_code == 200
+        assert (await phone.post("/api/club/logout-everywhere", json={})).status_code == 200
+        for http in (laptop, phone):
+            assert (await http.get("/api/me")).json()["member"] is None
+        assert (await ann.get("/api/me")).json()["member"]["name"] == "Ann"
+
+
+async def test_a_new_secret_key_logs_everyone_out_and_changes_nothing_else(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with club_server(sqlite_url) as live, browser(live) as ann:
+        await become(ann, first_admin_code(capsys.readouterr().out))
+        table = (await ann.post("/api/tables", json={"name": "Kept"})).json()["table"]
+        cookie = ann.cookies[SESSION_COOKIE]
+    async with club_server(sqlite_url, secret="a new secret") as live, browser(live) as ann:
+        ann.cookies.set(SESSION_COOKIE, cookie)
+        assert (await ann.get("/api/me")).json()["member"] is None
+        assert (await ann.get("/api/tables")).status_code == 401
+        assert (await login(ann, "Ann")).status_code == 200  # the password still works …
+        assert (await ann.get(f"/api/tables/{table}")).json()["seats"][0]["name"] == "Ann"  # … the table is there
+
+
+async def test_in_an_open_club_guests_cannot_take_a_members_name(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with club_server(sqlite_url, mode="open") as live, browser(live) as ann, browser(live) as guest:
+        await become(ann, first_admin_code(capsys.readouterr().out))
+        assert (await guest.get("/")).status_code == 200
+        taken = await guest.post("/api/tables", json={"name": "T", "player": " ann "})
+        assert taken.status_code == 409 and taken.json()["error"]["reason"] == "seat/member_name"
+        made = await guest.post("/api/tables", json={"name": "T", "player": "Zed"})
+        assert made.status_code == 200
+
+
+async def test_in_invite_mode_a_guest_link_opens_one_table_only(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with club_server(sqlite_url, mode="invite") as live, browser(live) as ann, browser(live) as guest:
+        await become(ann, first_admin_code(capsys.readouterr().out))
+        table = (await ann.post("/api/tables", json={"name": "Mine"})).json()["table"]
+        other = (await ann.post("/api/tables", json={"name": "Other"})).json()["table"]
+        link = (await ann.post(f"/api/tables/{table}/guest", json={})).json()["link"]
+        assert (await guest.get(f"/t/{table}")).status_code == 303  # not without the link
+        assert (await guest.get(link)).status_code == 200
+        guest.cookies.set("sparrow_guest", link.split("guest=", 1)[1])
+        joined = await guest.post(f"/api/tables/{table}/join", json={"name": "Visitor"})
+        assert joined.status_code == 200, joined.text
+        assert (await guest.post(f"/api/tables/{other}/join", json={"name": "Visitor"})).status_code == 401
+        assert (await guest.get("/api/tables")).status_code == 401
+        assert (await guest.get("/")).status_code == 303
+        headers = {
+            "Origin": f"http://127.0.0.1:{live.port}",
+            "Cookie": f"sparrow_guest={guest.cookies['sparrow_guest']}",
+        }
+        client = await live.connect(additional_headers=headers)
+        await client.hello(table, joined.json()["token"])
+        assert client.state["seat"] == 1
+        stranger = await live.connect(additional_headers=headers)
+        await stranger.send("hello", {"table": other, "token": None})
+        assert await stranger.closed() == 1008
+
+
+async def test_games_from_before_accounts_can_be_given_to_a_member_and_count_on_their_record(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    engine = make_engine(sqlite_url)
+    await upgrade(engine)
+    journal = SqlJournal(engine)
+    await Kit(journal).finished_game()  # Ann (a free-text name) and three bots
+    await journal.close()
+    await engine.dispose()
+    async with club_server(sqlite_url) as live, browser(live) as admin, browser(live) as annie:
+        await become(admin, first_admin_code(capsys.readouterr().out), "Boss")
+        await become(annie, await invite(admin, "Annie"), "Annie")
+        assert (await admin.get("/api/players/Annie")).status_code == 404
+        given = await admin.post("/api/club/names", json={"name": "Ann", "member": 2})
+        assert given.status_code == 200 and given.json() == {"seats": 1}
+        record = (await admin.get("/api/players/Annie")).json()
+        assert record["games"] == 1 and record["finished"] == 1
+        board = (await admin.get("/api/leaderboard", params={"period": "all"})).json()["standings"]
+        assert [s["name"] for s in board] == ["Annie"]
+        assert (await admin.get("/api/players/Ann")).json()["games"] == 1  # the old name leads to her record
