@@ -120,7 +120,10 @@ const socket = new TableSocket({
   onState(next) {
     state = next;
     // A logged-in member's seat is theirs on every device: the server knows them by their login.
-    if (!seat && next.seat !== null && next.seat !== undefined) seat = { token: null, seat: next.seat };
+    if (!seat && next.seat !== null && next.seat !== undefined) {
+      seat = { token: null, seat: next.seat };
+      if (ui.conn.dataset.state === "open") showStatus("open");
+    }
     busy = false;
     render();
   },

@@ -7,14 +7,14 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import uvicorn
 
 from server.app import create_app
-from server.club.club import OPEN_CLUB
+from server.club.club import OPEN_CLUB, ClubConfig
 from server.lobby import Lobby
 from server.wire import UVICORN_OPTIONS
 
@@ -40,9 +40,9 @@ class LiveServer:
     unfinished tables restored and playing on), as `sparrow serve --db` would.
     """
 
-    def __init__(self, db: str | None = None) -> None:
+    def __init__(self, db: str | None = None, club: ClubConfig = OPEN_CLUB) -> None:
         self.lobby = SeededLobby()
-        self.app = create_app(self.lobby) if db is None else create_app(db=db, club=OPEN_CLUB)
+        self.app = create_app(self.lobby) if db is None else create_app(db=db, club=club)
         config = uvicorn.Config(
             self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **UVICORN_OPTIONS
         )
@@ -56,6 +56,10 @@ class LiveServer:
             self.loop.run_until_complete(self.server.serve())
         finally:
             self.loop.close()
+
+    def wait(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run ``coroutine`` on the server's event loop and return its result."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=10)
 
     def call(self, fn: Callable[[], T]) -> T:
         """Run ``fn`` on the server's event loop (where the tables live) and return its result."""

@@ -10,7 +10,7 @@ from game.errors import Reason
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "protocol.md").read_text()
-AREAS = "message|rate|auth|table|seat|window|chat|input|server|game|hand|player|history|action"
+AREAS = "message|rate|auth|club|table|seat|window|chat|input|server|game|hand|player|history|action"
 CODE = re.compile(rf"""["']((?:{AREAS})/[a-z_]+)["']""")
 
 

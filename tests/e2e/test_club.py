@@ -1,0 +1,112 @@
+"""A club in the browser: the first admin walks the printed link, invites a member, the member plays
+on a laptop and takes the seat back on a phone, logs out everywhere, and is cut off when disabled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browserkit import LiveServer
+from playwright.sync_api import Page, expect
+
+from server.club.club import ClubConfig
+
+pytestmark = pytest.mark.e2e
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def club(tmp_path: Path) -> Iterator[LiveServer]:
+    """A new members-only club on a fresh database."""
+    with LiveServer(f"sqlite+aiosqlite:///{tmp_path / 'club.db'}", ClubConfig("e2e secret")) as server:
+        yield server
+
+
+def use_link(page: Page, link: str, name: str | None) -> None:
+    """Open an invitation (or the first-admin) link, choose the name and password, and join."""
+    page.goto(link)
+    if name is not None:
+        page.fill("input[name=name]", name)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form.club-form button[type=submit]")
+    page.wait_for_url("**/")
+
+
+def log_in(page: Page, name: str) -> None:
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form.club-form button[type=submit]")
+
+
+def test_first_admin_invitation_second_device_and_log_out_everywhere(club: LiveServer, new_page: Any) -> None:
+    link = club.wait(club.app.state.club.first_admin_link())  # what `sparrow serve` printed
+    assert link is not None
+    ann = new_page()
+    ann.goto(club.url + "/")
+    expect(ann).to_have_url(f"{club.url}/login?next=%2F")  # members only: nothing before logging in
+    use_link(ann, club.url + link, "Ann")
+    expect(ann.locator(".account-nav")).to_contain_text("Ann")
+    expect(ann.locator(".account-nav")).to_contain_text("Admin")
+
+    ann.goto(club.url + "/admin")
+    ann.fill("#invite-form input[name=name]", "Bob")
+    ann.click("#invite-form button[type=submit]")
+    expect(ann.locator("#link-box")).to_be_visible()
+    invitation = ann.locator("#link-out").input_value()
+    assert "/welcome/" in invitation
+
+    laptop = new_page()
+    use_link(laptop, invitation, None)  # the link is for Bob: the name is filled in and fixed
+    expect(laptop.locator("#player-name")).to_have_value("Bob")
+    laptop.fill("#create-form input[name=name]", "Bob's table")
+    laptop.click("#create-form button[type=submit]")
+    laptop.wait_for_url("**/t/*")
+    table = laptop.url
+    expect(laptop.locator("#seat-list .badge.you")).to_have_count(1)
+
+    phone = new_page(360, 740)  # a second device: no seat token there, only the login
+    phone.goto(table)
+    expect(phone.locator("input[name=password]")).to_be_visible()
+    log_in(phone, "Bob")
+    phone.wait_for_url(table)
+    expect(phone.locator("#seat-list .badge.you")).to_have_count(1)
+    expect(phone.locator("#owner-tools")).to_be_visible()
+    expect(phone.locator("#conn")).not_to_contain_text("watching")
+
+    phone.goto(club.url + "/account")
+    phone.click("text=Log out everywhere")
+    phone.wait_for_url("**/login")
+    laptop.goto(club.url + "/")
+    expect(laptop.locator("input[name=password]")).to_be_visible()  # the laptop was logged out too
+    ann.goto(club.url + "/")
+    expect(ann.locator(".account-nav")).to_contain_text("Ann")  # nobody else was
+
+
+def test_a_disabled_member_is_cut_off_at_once(club: LiveServer, new_page: Any) -> None:
+    admin = new_page()
+    use_link(admin, club.url + str(club.wait(club.app.state.club.first_admin_link())), "Ann")
+    admin.goto(club.url + "/admin")
+    admin.fill("#invite-form input[name=name]", "Bob")
+    admin.click("#invite-form button[type=submit]")
+    expect(admin.locator("#link-box")).to_be_visible()
+    bob = new_page()
+    use_link(bob, admin.locator("#link-out").input_value(), None)
+    bob.fill("#create-form input[name=name]", "Bob's table")
+    bob.click("#create-form button[type=submit]")
+    bob.wait_for_url("**/t/*")
+    expect(bob.locator("#conn")).to_have_attribute("data-state", "open")
+
+    admin.reload()
+    row = admin.locator("#member-rows tr", has_text="Bob")
+    row.get_by_role("button", name="Disable").click()
+    expect(row).to_contain_text("disabled")
+    expect(bob.locator("#conn")).not_to_have_attribute("data-state", "open")  # the socket was closed
+    bob.reload()
+    expect(bob.locator("input[name=password]")).to_be_visible()
+    log_in(bob, "Bob")
+    expect(bob.locator("[data-error]").first).to_contain_text("wrong name or password")
+    expect(admin.locator("#audit-rows tr").first).to_contain_text("disabled")
