@@ -68,13 +68,16 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_invitations")),
         sa.UniqueConstraint("code_hash", name=op.f("uq_invitations_code_hash")),
     )
-    with op.batch_alter_table("players", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("member_id", sa.Integer(), nullable=True))
-        batch_op.create_foreign_key(batch_op.f("fk_players_member_id_members"), "members", ["member_id"], ["id"])
-
-    with op.batch_alter_table("seats", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("member_id", sa.Integer(), nullable=True))
-        batch_op.create_foreign_key(batch_op.f("fk_seats_member_id_members"), "members", ["member_id"], ["id"])
+    # A nullable column that refers to members: SQLite adds it in place (ALTER TABLE … ADD COLUMN …
+    # REFERENCES), which keeps `seats`, `players` and their rows as they are; copying the tables, as
+    # a batch migration would, fails there while foreign keys are enforced and rows refer to them.
+    for table in ("players", "seats"):
+        name = f"fk_{table}_member_id_members"
+        if op.get_bind().dialect.name == "sqlite":
+            op.execute(f"ALTER TABLE {table} ADD COLUMN member_id INTEGER CONSTRAINT {name} REFERENCES members (id)")
+        else:
+            op.add_column(table, sa.Column("member_id", sa.Integer(), nullable=True))
+            op.create_foreign_key(op.f(name), table, "members", ["member_id"], ["id"])
 
     # ### end Alembic commands ###
     # A server that already holds games was run open to anyone: it stays open after the upgrade, so
