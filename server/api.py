@@ -30,7 +30,7 @@ def cross_site(request: Request) -> TableError | None:
     as only a browser holds the cookie.
     """
     config = request.app.state.socket_config
-    if not config.origin_allowed(request):
+    if not config.origin_allowed(request, request.app.state.club.allowed_origins):
         return TableError("auth/bad_origin", "requests from another site's pages are not accepted", status=403)
     if SESSION_COOKIE in request.cookies and "origin" not in request.headers:
         return TableError(

@@ -89,13 +89,14 @@ def page_routes(templates_dir: Path = TEMPLATES, static_dir: Path = STATIC) -> l
     render = page_renderer(templates_dir)
 
     async def lobby_page(request: Request) -> Response:
-        timers = Timers()
+        defaults = request.app.state.club.defaults  # the club's, as its admin set them
         return render(
             request,
             "lobby.html",
             {
                 "rulesets": list(RULESETS),
-                "timers": timers,
+                "default_ruleset": defaults["ruleset"],
+                "timers": Timers.from_json(defaults["timers"]),
                 "name_max": NAME_MAX,
                 "table_name_max": TABLE_NAME_MAX,
             },

@@ -51,10 +51,11 @@ class SocketConfig:
     burst: int = 30  # … with bursts up to this many
     max_refusals: int = 200  # a client refused this many times in a row for flooding is cut off
 
-    def origin_allowed(self, connection: HTTPConnection) -> bool:
-        """Whether the page that opened ``connection`` (if a browser's) may use this server."""
+    def origin_allowed(self, connection: HTTPConnection, extra: frozenset[str] = frozenset()) -> bool:
+        """Whether the page that opened ``connection`` (if a browser's) may use this server; ``extra``:
+        origins the club's admin allowed."""
         return origins.allowed(
-            connection, origins.configured(self.public_origins), origins.configured(self.allowed_origins)
+            connection, origins.configured(self.public_origins), origins.configured(self.allowed_origins) | extra
         )
 
 
@@ -84,7 +85,7 @@ async def table_socket(websocket: WebSocket) -> None:
     """Serve one client socket for its whole life."""
     lobby: Lobby = websocket.app.state.lobby
     config: SocketConfig = websocket.app.state.socket_config
-    if not config.origin_allowed(websocket):
+    if not config.origin_allowed(websocket, websocket.app.state.club.allowed_origins):
         await websocket.close(POLICY_VIOLATION, "origin not allowed")  # before accept: answered with HTTP 403
         return
     await websocket.accept()

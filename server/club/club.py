@@ -13,15 +13,18 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from game.rulesets import RULESETS
 from server.club.passwords import check_new_password, hash_password, verify_password
 from server.club.sessions import Signer
 from server.club.store import ClubStore, Member, NameTaken
 from server.club.throttle import Throttle
+from server.origins import OriginError, configured
 from server.tables.errors import TableError
-from server.tables.settings import NAME_MAX, clean_text
+from server.tables.settings import NAME_MAX, Timers, clean_text
 
 __all__ = ["MODES", "OPEN_CLUB", "Club", "ClubConfig"]
 
@@ -70,6 +73,9 @@ class Club:
         self.by_name = Throttle(limit=5, window=900.0, lockout=900.0)
         self.by_address = Throttle(limit=30, window=900.0, lockout=900.0)
         self.on_cut_off: Callable[[int], None] = lambda member: None  # the lobby closes a member's sockets
+        self.defaults: dict[str, Any] = {"ruleset": "classical", "timers": Timers().to_json()}  # for new tables
+        self.origins: list[str] = []  # other sites whose pages may use the server (besides --allow-origin)
+        self.allowed_origins: frozenset[str] = frozenset()
 
     # ------------------------------------------------------------------ start
     async def open(self) -> None:
@@ -79,6 +85,13 @@ class Club:
         for member in await self.store.members():
             self._keep(member)
         self._names = {name.casefold(): owner for name, owner in (await self.store.player_names()).items()}
+        defaults = await self.store.setting("defaults")
+        if defaults:
+            self.defaults = defaults
+        origins = await self.store.setting("origins")
+        if origins:
+            self.origins = list(origins.get("origins", []))
+            self.allowed_origins = configured(self.origins)
         stored = await self.store.setting("mode")
         self.mode = str(stored["mode"]) if stored and stored.get("mode") in MODES else "members"
         if self.config.mode is not None and self.config.mode != self.mode:
@@ -365,6 +378,49 @@ class Club:
         await self._store().set_setting("mode", {"mode": mode})
         self.mode = mode
         await self._audit(admin, "club mode", mode, MODES[mode])
+
+    async def rename(self, member: Member, name: object) -> Member:
+        """Give ``member`` a new name; their record keeps every game (the old name stays theirs).
+
+        :raises TableError: for a bad name, or one that belongs to someone else.
+        """
+        chosen = clean_text(name, "your name", NAME_MAX)
+        owner = self.name_owner(chosen)
+        if owner is not None and owner != member.id:
+            raise TableError("club/name_taken", f"the name {chosen!r} belongs to a member already", status=409)
+        try:
+            await self._store().update_member(member.id, name=chosen)
+        except NameTaken:
+            raise TableError(
+                "club/name_taken", f"the name {chosen!r} belongs to a member already", status=409
+            ) from None
+        old = member.name
+        member.name = chosen
+        self._by_key.pop(old.casefold(), None)
+        self._keep(member)
+        await self._store().audit(chosen, "renamed", chosen, f"was {old}", self._now())
+        return member
+
+    async def set_defaults(self, admin: Member, ruleset_name: object, timers: object) -> None:
+        """The ruleset and timers the lobby's form offers for a new table."""
+        if ruleset_name not in RULESETS:
+            raise TableError("table/bad_rules", f"the ruleset must be one of {', '.join(RULESETS)}")
+        chosen = {"ruleset": ruleset_name, "timers": Timers.from_json(timers).to_json()}
+        await self._store().set_setting("defaults", chosen)
+        self.defaults = chosen
+        await self._audit(admin, "table defaults", str(ruleset_name), str(chosen["timers"])[:200])
+
+    async def set_origins(self, admin: Member, origins: object) -> None:
+        """Other sites whose pages may use this server (as ``--allow-origin`` does)."""
+        if not isinstance(origins, list) or len(origins) > 20 or not all(isinstance(o, str) for o in origins):
+            raise TableError("club/bad_origin", "origins must be a list of at most 20 such as https://club.example")
+        try:
+            allowed = configured(origins)
+        except OriginError as exc:
+            raise TableError("club/bad_origin", str(exc)) from None
+        await self._store().set_setting("origins", {"origins": sorted(allowed)})
+        self.origins, self.allowed_origins = sorted(allowed), allowed
+        await self._audit(admin, "allowed origins", ", ".join(self.origins) or "none", "")
 
     async def set_signup_code(self, admin: Member, code: object) -> None:
         """Set (or, with an empty code, turn off) the sign-up code with which people join unasked."""

@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from game.rulesets import RULESETS
 from server.api import api, body, member
 from server.club.club import MODES, Club
 from server.club.passwords import PASSWORD_MIN
@@ -17,6 +18,7 @@ from server.club.sessions import SESSION_COOKIE, SESSION_MAX_AGE
 from server.club.store import Member
 from server.pages import TEMPLATES, page_renderer
 from server.tables.errors import TableError
+from server.tables.messages import Remove
 from server.tables.settings import NAME_MAX
 
 __all__ = ["club_routes"]
@@ -122,6 +124,8 @@ async def admin_state(request: Request) -> object:
         "signup": await club.signup_open(),
         "tables": [t.state.public() for t in lobby.tables.values() if t.status != "closed"],
         "audit": await club.audit_log(),
+        "defaults": club.defaults,
+        "origins": club.origins,
     }
 
 
@@ -173,6 +177,38 @@ async def close_table(request: Request) -> object:
     await request.app.state.lobby.close_table(table_id)
     await _club(request).audit(admin, "closed table", table_id, "")
     return {"closed": table_id}
+
+
+async def remove_from_table(request: Request) -> object:
+    admin = _admin(request)
+    data = await body(request)
+    table_id = request.path_params["table_id"]
+    actor = request.app.state.lobby.get(table_id)
+    seat = data.get("seat")
+    who = actor.seats[seat].name if isinstance(seat, int) and 0 <= seat <= 3 and actor.seats[seat] else "?"
+    answer = await actor.ask(Remove(None, seat, None, admin=True))
+    await _club(request).audit(admin, "removed from table", f"{who} at {actor.settings.name}", f"seat {seat}")
+    return answer
+
+
+async def rename(request: Request) -> object:
+    data = await body(request)
+    who = await _club(request).rename(_me(request), data.get("name"))
+    return {"member": who.to_json()}
+
+
+async def set_defaults(request: Request) -> object:
+    data = await body(request)
+    club = _club(request)
+    await club.set_defaults(_admin(request), data.get("ruleset"), data.get("timers"))
+    return {"defaults": club.defaults}
+
+
+async def set_origins(request: Request) -> object:
+    data = await body(request)
+    club = _club(request)
+    await club.set_origins(_admin(request), data.get("origins"))
+    return {"origins": club.origins}
 
 
 def _member_id(request: Request) -> int:
@@ -233,7 +269,7 @@ def club_routes(templates_dir: Path = TEMPLATES) -> list[BaseRoute]:
             return RedirectResponse("/login?next=/admin", status_code=303)
         if not who.admin:
             return render(request, "club/invalid.html", {"message": "Only the club's admins may open this page."}, 403)
-        return render(request, "club/admin.html", {**common(request), "modes": MODES})
+        return render(request, "club/admin.html", {**common(request), "modes": MODES, "rulesets": list(RULESETS)})
 
     return [
         Route("/login", login_page, methods=["GET"], name="login_page"),
@@ -257,4 +293,8 @@ def club_routes(templates_dir: Path = TEMPLATES) -> list[BaseRoute]:
         Route("/api/club/signup-code", api(set_signup_code), methods=["POST"], name="api_signup_code"),
         Route("/api/club/names", api(give_name), methods=["POST"], name="api_give_name"),
         Route("/api/club/tables/{table_id}/close", api(close_table), methods=["POST"], name="api_close_table"),
+        Route("/api/club/tables/{table_id}/remove", api(remove_from_table), methods=["POST"], name="api_admin_remove"),
+        Route("/api/club/name", api(rename), methods=["POST"], name="api_rename"),
+        Route("/api/club/defaults", api(set_defaults), methods=["POST"], name="api_defaults"),
+        Route("/api/club/origins", api(set_origins), methods=["POST"], name="api_origins"),
     ]

@@ -360,8 +360,8 @@ class TableActor:
                 return await self._leave(token, member)
             case AddBots(token, member):
                 return await self._add_bots(token, member)
-            case Remove(token, seat, member):
-                return await self._remove(token, seat, member)
+            case Remove(token, seat, member, admin):
+                return await self._remove(token, seat, member, admin)
             case Start(token, member):
                 return await self._start(token, member)
             case Attach(conn, token, member):
@@ -458,24 +458,32 @@ class TableActor:
         await self._save_seats(seats, self.owner)
         return {"added": added}
 
-    async def _remove(self, token: str | None, seat: object, member: int | None) -> dict[str, object]:
+    async def _remove(
+        self, token: str | None, seat: object, member: int | None, admin: bool = False
+    ) -> dict[str, object]:
         """The owner frees a seat before the game starts: a bot's, so that a late friend can sit, or a
         person's (whose sockets are told why and closed). The owner's own seat is left with "leave".
+        A club admin may free any seat, the owner's too (the next person seated then owns the table).
         """
-        self._require_owner(token, member)
+        if not admin:
+            self._require_owner(token, member)
         if self.status != "waiting":
             raise TableError("table/started", "the game has started: seats can no longer be changed", status=409)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
             raise TableError("seat/bad_seat", "seat must be 0, 1, 2 or 3")
         if self.seats[seat] is None:
             raise TableError("seat/empty", f"seat {seat} is already free", status=409)
-        if seat == self.owner:
+        if seat == self.owner and not admin:
             raise TableError("seat/own", "that is your own seat: use leave to give it up", status=409)
         seats = list(self.seats)
         seats[seat] = None
-        await self._save_seats(seats, self.owner)
+        owner = self.owner
+        if owner == seat:
+            owner = next((i for i, s in enumerate(seats) if s is not None and not s.bot), None)
+        await self._save_seats(seats, owner)
+        who = "a club admin" if admin else "the table's owner"
         for conn in [c for c in self.connections if c.seat == seat]:
-            conn.close(1000, "the table's owner gave your seat to someone else")
+            conn.close(1000, f"{who} gave your seat to someone else")
         return {"removed": seat}
 
     async def _start(self, token: str | None, member: int | None) -> dict[str, object]:

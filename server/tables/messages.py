@@ -67,11 +67,13 @@ class AddBots:
 
 @dataclass(frozen=True, slots=True)
 class Remove:
-    """The owner frees seat ``seat`` (a bot, or a person) before the game starts."""
+    """The owner (or, with ``admin``, a club admin) frees seat ``seat`` (a bot, or a person) before the
+    game starts."""
 
     token: str | None
     seat: object
     member: int | None = None
+    admin: bool = False
     reply: asyncio.Future[object] = field(default_factory=_future)
 
 

@@ -75,6 +75,14 @@ function render(data) {
   select.replaceChildren(...data.members.map((m) => Object.assign(el("option", null, m.name), { value: String(m.id) })));
   if (chosen) select.value = chosen;
   for (const radio of document.querySelectorAll('#mode-form input[name="mode"]')) radio.checked = radio.value === data.mode;
+  const defaults = $("defaults-form");
+  if (!defaults.dataset.filled) {
+    defaults.dataset.filled = "1"; // not overwritten while the admin edits
+    defaults.elements.ruleset.value = data.defaults.ruleset;
+    defaults.elements.turn.value = data.defaults.timers.turn ?? "";
+    defaults.elements.claim.value = data.defaults.timers.claim;
+    $("origins-form").elements.origins.value = data.origins.join("\n");
+  }
   $("signup-state").textContent = data.signup ? "A sign-up code is set." : "No sign-up code: people join by invitation only.";
   const tables = data.tables.map((t) => {
     const item = el("li", "table-row");
@@ -82,6 +90,16 @@ function render(data) {
     link.href = root.dataset.tableUrl.replace("TABLE", encodeURIComponent(t.id));
     const seated = t.seats.filter((s) => s).map((s) => s.name).join(", ") || "nobody seated";
     item.append(link, el("span", "muted", ` · ${t.status} · ${seated} `));
+    if (t.status === "waiting") {
+      t.seats.forEach((s, i) => {
+        if (!s) return;
+        const remove = button(`Remove ${s.name}`, () =>
+          post(root.dataset.remove.replace("TABLE", encodeURIComponent(t.id)), { seat: i }, () => `${s.name} removed.`),
+        );
+        remove.classList.add("ghost");
+        item.append(remove);
+      });
+    }
     item.append(
       button("Close", (event) => {
         const b = event.currentTarget;
@@ -141,6 +159,19 @@ $("signup-form").addEventListener("submit", (event) => {
   const { code } = fields(event.target);
   post(root.dataset.signup, { code }, (a) => (a.signup ? "Sign-up code saved." : "Sign-up by code is off."));
   event.target.reset();
+});
+
+$("defaults-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const f = event.target.elements;
+  const timers = { turn: f.turn.value === "" ? null : Number(f.turn.value), claim: Number(f.claim.value) };
+  post(root.dataset.defaults, { ruleset: f.ruleset.value, timers }, () => "Defaults saved: the lobby offers them.");
+});
+
+$("origins-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const origins = event.target.elements.origins.value.split("\n").map((o) => o.trim()).filter(Boolean);
+  post(root.dataset.origins, { origins }, (a) => `Allowed sites: ${a.origins.join(", ") || "none"}.`);
 });
 
 $("names-form").addEventListener("submit", (event) => {

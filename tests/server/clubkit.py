@@ -1,0 +1,68 @@
+"""Test kit for the club: the app on a database with its club, served by uvicorn as `sparrow serve`
+runs it, and browsers (httpx clients with their own cookies and the page's Origin) that become
+members, log in and open sockets.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+from livekit import TIMEOUT, LiveClient, LiveServer
+
+from server.club.club import ClubConfig
+from server.club.sessions import SESSION_COOKIE
+
+SECRET = "the club's secret key, for tests"
+PASSWORD = "correct horse battery"
+
+
+@contextlib.asynccontextmanager
+async def club_server(url: str, *, secret: str = SECRET, mode: str | None = None) -> AsyncIterator[LiveServer]:
+    """The app on database ``url`` with its club, as `sparrow serve` runs it."""
+    async with LiveServer.running(db=url, club=ClubConfig(secret, mode=mode)) as live:
+        yield live
+
+
+@contextlib.asynccontextmanager
+async def browser(live: LiveServer) -> AsyncIterator[httpx.AsyncClient]:
+    """One browser: its own cookies, and the Origin header a page of the server sends."""
+    origin = f"http://127.0.0.1:{live.port}"
+    async with httpx.AsyncClient(base_url=origin, headers={"origin": origin}, timeout=TIMEOUT, trust_env=False) as http:
+        yield http
+
+
+def first_admin_code(printed: str) -> str:
+    found = re.findall(r"/welcome/([\w-]+)", printed)
+    assert found, f"no first-admin link was printed: {printed!r}"
+    return found[-1]
+
+
+async def become(http: httpx.AsyncClient, code: str, name: str = "Ann", password: str = PASSWORD) -> dict[str, Any]:
+    response = await http.post("/api/club/welcome", json={"code": code, "name": name, "password": password})
+    assert response.status_code == 200, response.text
+    member: dict[str, Any] = response.json()["member"]
+    return member
+
+
+async def invite(admin: httpx.AsyncClient, name: str | None = None) -> str:
+    response = await admin.post("/api/club/invitations", json={"name": name, "days": 1})
+    assert response.status_code == 200, response.text
+    link: str = response.json()["link"]
+    return link.rsplit("/", 1)[1]
+
+
+async def login(http: httpx.AsyncClient, name: str, password: str = PASSWORD) -> httpx.Response:
+    return await http.post("/api/club/login", json={"name": name, "password": password})
+
+
+async def socket(live: LiveServer, http: httpx.AsyncClient) -> LiveClient:
+    """A socket opened by ``http``'s browser (with its session cookie, if any)."""
+    cookie = http.cookies.get(SESSION_COOKIE)
+    headers = {"Origin": f"http://127.0.0.1:{live.port}"}
+    if cookie:
+        headers["Cookie"] = f"{SESSION_COOKIE}={cookie}"
+    return await live.connect(additional_headers=headers)
