@@ -131,6 +131,11 @@ async def start_table(request: Request) -> object:
     return await _table(request).ask(Start(*who))
 
 
+async def rematch(request: Request) -> object:
+    who, _ = await _who(request)
+    return await _lobby(request).rematch(request.path_params["table_id"], who.token, who.member)
+
+
 async def guest_link(request: Request) -> object:
     """A member's link for a guest to this one table (club mode "invite")."""
     who = member(request)
@@ -206,6 +211,7 @@ def create_app(
         Route("/api/tables/{table_id}/remove", api(remove_seat), methods=["POST"], name="remove_seat"),
         Route("/api/tables/{table_id}/start", api(start_table), methods=["POST"], name="start_table"),
         Route("/api/tables/{table_id}/guest", api(guest_link), methods=["POST"], name="guest_link"),
+        Route("/api/tables/{table_id}/rematch", api(rematch), methods=["POST"], name="rematch"),
         WebSocketRoute("/ws", table_socket, name="ws"),
         *page_routes(),
         *history_routes(),

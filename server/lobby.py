@@ -10,11 +10,11 @@ from game.actions import Action
 from game.errors import RulesError
 from game.game import Game
 from game.policy import choose
-from server.tables.actor import TableActor
+from server.tables.actor import SeatState, TableActor
 from server.tables.clock import Clock, RealClock
 from server.tables.errors import TableError
 from server.tables.journal import Journal, MemoryJournal, StoredTable, new_table_id
-from server.tables.messages import Join
+from server.tables.messages import Join, Rematch, RematchMade
 from server.tables.settings import TableSettings
 
 __all__ = ["Lobby"]
@@ -49,23 +49,8 @@ class Lobby:
 
         :raises TableError: for bad settings or name, or when the server is full or shutting down.
         """
-        if not self.accepting:
-            raise TableError("server/shutting_down", "the server is restarting; try again in a moment", status=503)
-        if len(self.tables) >= self.max_tables:
-            raise TableError("server/full", "this server has as many tables as it can run", status=503)
-        settings = TableSettings.from_json(request)
-        table_id = new_table_id()
-        actor = TableActor(table_id, settings, clock=self.clock, journal=self.journal, seed=seed, bot=self.bot)
-        stored = StoredTable(table_id, settings, actor.seed, actor.created)
-        try:
-            await self.journal.table_created(stored)
-        except Exception:
-            log.exception("could not store a new table")
-            raise TableError(
-                "server/storage", "the server could not save the new table; try again", status=503
-            ) from None
-        actor.start()
-        self.tables[table_id] = actor
+        actor = await self._open(TableSettings.from_json(request), seed)
+        table_id = actor.id
         try:
             seat = await actor.ask(Join(request.get("player", ""), None, member))  # type: ignore[arg-type]
         except TableError:
@@ -74,6 +59,57 @@ class Lobby:
             raise
         assert isinstance(seat, dict)
         return seat
+
+    async def _open(
+        self,
+        settings: TableSettings,
+        seed: int | None = None,
+        seats: list[SeatState | None] | None = None,
+        owner: int | None = None,
+    ) -> TableActor:
+        """A new table, stored, (with ``seats`` seated) and running.
+
+        :raises TableError: when the server is full or shutting down, or the table cannot be stored.
+        """
+        if not self.accepting:
+            raise TableError("server/shutting_down", "the server is restarting; try again in a moment", status=503)
+        if len(self.tables) >= self.max_tables:
+            raise TableError("server/full", "this server has as many tables as it can run", status=503)
+        table_id = new_table_id()
+        actor = TableActor(table_id, settings, clock=self.clock, journal=self.journal, seed=seed, bot=self.bot)
+        stored = StoredTable(table_id, settings, actor.seed, actor.created)
+        try:
+            await self.journal.table_created(stored)
+            if seats is not None:
+                await actor.seat_everyone(seats, owner)
+        except Exception:
+            log.exception("could not store a new table")
+            raise TableError(
+                "server/storage", "the server could not save the new table; try again", status=503
+            ) from None
+        actor.start()
+        self.tables[table_id] = actor
+        return actor
+
+    async def rematch(self, table_id: str, token: str | None, member: int | None) -> dict[str, object]:
+        """The owner of a finished game opens a new table with the same settings and the same people in
+        the same seats (their seat tokens, or their logins, work there too), waiting for the owner to
+        start it. Asked again, it answers with the same table.
+
+        :raises TableError: when there is no such table, the game is not over, or not the owner asks.
+        """
+        old = self.get(table_id)
+        plan = await old.ask(Rematch(token, member))
+        assert isinstance(plan, dict)
+        if "table" in plan:
+            return {"table": plan["table"]}
+        try:
+            actor = await self._open(old.settings, None, plan["seats"], plan["owner"])
+        except TableError:
+            old.post(RematchMade(None))
+            raise
+        old.post(RematchMade(actor.id))
+        return {"table": actor.id}
 
     async def restore(self) -> int:
         """Rebuild every unfinished table from the journal; returns how many were restored."""

@@ -48,13 +48,15 @@ def _summary(game: GameRow, seats: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def list_games(
-    session: AsyncSession, *, player: str | None = None, limit: int = 50, offset: int = 0
+    session: AsyncSession, *, player: str | None = None, member: int | None = None, limit: int = 50, offset: int = 0
 ) -> dict[str, Any]:
-    """Games newest first (running and finished), optionally only those ``player`` sat in."""
+    """Games newest first (running and finished), optionally only those ``player`` sat in (a
+    ``member``: under any of their names)."""
     query = select(GameRow).where(GameRow.status.in_(LISTED))
     count = select(func.count()).select_from(GameRow).where(GameRow.status.in_(LISTED))
     if player:
-        sat = select(SeatRow.game_id).where(SeatRow.name == player, SeatRow.bot.is_(False))
+        person = SeatRow.member_id == member if member is not None else SeatRow.name == player
+        sat = select(SeatRow.game_id).where(person, SeatRow.bot.is_(False))
         query, count = query.where(GameRow.id.in_(sat)), count.where(GameRow.id.in_(sat))
     games = (await session.scalars(query.order_by(GameRow.created_at.desc()).limit(limit).offset(offset))).all()
     seats = await _seats(session, [g.id for g in games])

@@ -67,9 +67,9 @@ async def api_games(request: Request) -> Response:
     if limit is None or offset is None:
         return _refuse("input/bad_query", "limit must be 1–200 and offset a whole number", 400)
     async with journal.sessions() as session:
-        return JSONResponse(
-            await list_games(session, player=request.query_params.get("player"), limit=limit, offset=offset)
-        )
+        player = request.query_params.get("player")
+        member = None if not player else person(request, player)
+        return JSONResponse(await list_games(session, player=player, member=member, limit=limit, offset=offset))
 
 
 async def api_game(request: Request) -> Response:

@@ -50,6 +50,8 @@ from server.tables.messages import (
     Leave,
     Message,
     PauseOver,
+    Rematch,
+    RematchMade,
     Remove,
     Resync,
     Start,
@@ -137,6 +139,8 @@ class TableActor:
         self.adjourn_after = ADJOURN_AFTER
         self._empty_since: float | None = None  # when the last seated person's last socket closed
         self._presence_timer: Timer | None = None
+        self.rematch: str | None = None  # the table where the same seats play again
+        self._rematching = False
         self.state = TableState(self)
 
     @classmethod
@@ -216,7 +220,7 @@ class TableActor:
         """Put a message in the inbox (never blocks)."""
         self.inbox.put_nowait(msg)
 
-    async def ask(self, msg: Join | Leave | AddBots | Remove | Start | Attach) -> object:
+    async def ask(self, msg: Join | Leave | AddBots | Remove | Start | Rematch | Attach) -> object:
         """Post a request and wait for its answer.
 
         :raises TableError: the table's refusal.
@@ -314,7 +318,7 @@ class TableActor:
     async def handle(self, msg: Message) -> None:
         """Handle one message."""
         match msg:
-            case Join() | Leave() | AddBots() | Remove() | Start() | Attach():
+            case Join() | Leave() | AddBots() | Remove() | Start() | Rematch() | Attach():
                 try:
                     result = await self._request(msg)
                 except TableError as exc:
@@ -328,6 +332,9 @@ class TableActor:
                 self._publish()
             case Detach(conn):
                 self._detach(conn)
+            case RematchMade(table):
+                self._rematching, self.rematch = False, table
+                self._publish()
             case Act():
                 await self._act(msg)
             case Chat():
@@ -352,7 +359,7 @@ class TableActor:
             case _:
                 log.warning("table %s ignored unknown message %r", self.id, msg)
 
-    async def _request(self, msg: Join | Leave | AddBots | Remove | Start | Attach) -> object:
+    async def _request(self, msg: Join | Leave | AddBots | Remove | Start | Rematch | Attach) -> object:
         match msg:
             case Join(name, seat, member):
                 return await self._join(name, seat, member)
@@ -364,6 +371,8 @@ class TableActor:
                 return await self._remove(token, seat, member, admin)
             case Start(token, member):
                 return await self._start(token, member)
+            case Rematch(token, member):
+                return self._plan_rematch(token, member)
             case Attach(conn, token, member):
                 return self._attach(conn, token, member)
         raise AssertionError(msg)
@@ -507,6 +516,24 @@ class TableActor:
         self._watch_presence()
         self._after_change()
         return {"started": True}
+
+    def _plan_rematch(self, token: str | None, member: int | None) -> dict[str, object]:
+        """The seats a rematch starts with (the same people, with the same tokens, and the bots), or
+        the rematch table if it is open already."""
+        self._require_owner(token, member)
+        if self.status != "over":
+            raise TableError("table/not_over", "you can play again once this game is over", status=409)
+        if self.rematch is not None:
+            return {"table": self.rematch}
+        if self._rematching:
+            raise TableError("table/rematch_pending", "the new table is being set up: a moment", status=409)
+        self._rematching = True
+        seats = [None if s is None else SeatState(s.name, s.token_hash, s.member) for s in self.seats]
+        return {"seats": seats, "owner": self.owner}
+
+    async def seat_everyone(self, seats: list[SeatState | None], owner: int | None) -> None:
+        """Seat these people and bots at a table that has not started (a rematch, before its task runs)."""
+        await self._save_seats(seats, owner)
 
     # ------------------------------------------------------------ connections
     def _attach(self, conn: Connection, token: str | None, member: int | None = None) -> dict[str, object]:

@@ -23,6 +23,8 @@ __all__ = [
     "Leave",
     "Message",
     "Remove",
+    "Rematch",
+    "RematchMade",
     "Adjourn",
     "Deserted",
     "PauseOver",
@@ -84,6 +86,22 @@ class Start:
     token: str | None
     member: int | None = None
     reply: asyncio.Future[object] = field(default_factory=_future)
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    """The owner asks to play again with the same seats, once the game is over."""
+
+    token: str | None
+    member: int | None = None
+    reply: asyncio.Future[object] = field(default_factory=_future)
+
+
+@dataclass(frozen=True, slots=True)
+class RematchMade:
+    """The lobby opened the rematch table ``table`` (None: it could not)."""
+
+    table: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +208,8 @@ Message = (
     | AddBots
     | Remove
     | Start
+    | Rematch
+    | RematchMade
     | Attach
     | Detach
     | Act

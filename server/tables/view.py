@@ -70,6 +70,7 @@ class TableState:
             "status": actor.status,
             "paused": actor.paused_since is not None,
             "owner": actor.owner,
+            "rematch": actor.rematch,
             "ruleset": ruleset,
             "timers": timers,
             "seats": [

@@ -177,9 +177,29 @@ function act(action) {
 }
 
 // --------------------------------------------------------------- rendering
+/** The same seats play again at a new table: a seated person goes there, with their seat token
+ * (the new table knows it) or their login. */
+function followRematch(table) {
+  if (!table.rematch || !seat || followRematch.done) return;
+  followRematch.done = true;
+  if (seat.token) saveSeat(table.rematch, { token: seat.token, seat: seat.seat, owner: table.owner === seat.seat });
+  window.location.assign(window.location.pathname.replace(TABLE, encodeURIComponent(table.rematch)));
+}
+
+async function playAgain(button) {
+  button.disabled = true;
+  try {
+    await postJson(`${API}/rematch`, { token: seat ? seat.token : null });
+  } catch (err) {
+    button.disabled = false;
+    showNotice(err.message);
+  }
+}
+
 function render() {
   if (!state) return;
   const table = state.table;
+  followRematch(table);
   ui.name.textContent = table.name;
   document.title = `${table.name} · Sparrow Mahjong`;
   const game = state.game;
@@ -601,7 +621,18 @@ function renderResult(game) {
     count.firstChild.append(el("div", "fill"));
     foot.append(count);
   } else {
-    const back = el("a", "button primary", "Back to the lobby");
+    const table = state.table;
+    if (table.rematch && mySeat() === null) {
+      const watch = el("a", "button primary", "Watch their next game");
+      watch.href = window.location.pathname.replace(TABLE, encodeURIComponent(table.rematch));
+      foot.append(watch);
+    } else if (mySeat() !== null && mySeat() === table.owner) {
+      const again = el("button", "primary play-again", "Play again with the same seats");
+      again.type = "button";
+      again.addEventListener("click", () => playAgain(again));
+      foot.append(again);
+    }
+    const back = el("a", "button", "Back to the lobby");
     back.href = document.querySelector("a.brand").getAttribute("href");
     foot.append(back);
   }

@@ -1,4 +1,5 @@
-"""The end of a game: final standings for whoever watches."""
+"""The end of a game: final standings for whoever watches, and the owner's "Play again with the same
+seats"."""
 
 from __future__ import annotations
 
@@ -55,3 +56,34 @@ def test_a_finished_game_shows_the_final_standings(live: LiveServer, new_page: A
             expect(row.locator("td").nth(1)).to_have_text(names[s])
     expect(panel.locator("a.button")).to_have_text("Back to the lobby")
     panel.screenshot(path=artifacts / "game-over-360.png")
+
+
+def test_the_owner_plays_again_with_the_same_seats(live: LiveServer, new_page: Any) -> None:
+    ann = new_page()
+    api = ann.request
+    body = {
+        "name": "Again",
+        "player": "Ann",
+        "overrides": {"game_length": "east"},
+        "timers": {"bot_delay": 0, "grace": 0},
+    }
+    seat = api.post(f"{live.url}/api/tables", data=body).json()
+    table_id, token = seat["table"], seat["token"]
+    assert api.post(f"{live.url}/api/tables/{table_id}/bots", data={"token": token}).ok
+    assert api.post(f"{live.url}/api/tables/{table_id}/start", data={"token": token}).ok
+    watcher = new_page(360, 780)  # someone watches, so the table plays on while Ann's seat is a bot's
+    watcher.goto(f"{live.url}/t/{table_id}")
+    eventually(lambda: live.call(lambda: live.lobby.get(table_id).status) == "over", "the game to end", timeout=40)
+
+    ann.goto(live.url + "/")
+    ann.evaluate("([key, value]) => localStorage.setItem(key, value)", [f"sparrow.seat.{table_id}", json.dumps(seat)])
+    ann.goto(f"{live.url}/t/{table_id}")  # back at the table when it is over: her seat, her button
+    expect(watcher.locator("#result .play-again")).to_have_count(0)  # the owner's alone
+    ann.locator("#result .play-again").click()
+    ann.wait_for_url(lambda url: table_id not in url and "/t/" in url)
+    new_id = ann.url.rsplit("/", 1)[1]
+    expect(ann.locator("#seat-list .badge.you")).to_have_count(1)
+    expect(ann.locator("#seat-list li.taken")).to_have_count(4)
+    expect(ann.locator("#start")).to_be_enabled()
+    watch = watcher.locator("#result a", has_text="Watch their next game")
+    expect(watch).to_have_attribute("href", f"/t/{new_id}")

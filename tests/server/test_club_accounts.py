@@ -310,3 +310,4 @@ async def test_games_from_before_accounts_can_be_given_to_a_member_and_count_on_
         board = (await admin.get("/api/leaderboard", params={"period": "all"})).json()["standings"]
         assert [s["name"] for s in board] == ["Annie"]
         assert (await admin.get("/api/players/Ann")).json()["games"] == 1  # the old name leads to her record
+        assert (await admin.get("/api/games", params={"player": "Annie"})).json()["total"] == 1
