@@ -18,7 +18,7 @@ from server.club.sessions import SESSION_COOKIE, SESSION_MAX_AGE
 from server.club.store import Member
 from server.pages import TEMPLATES, page_renderer
 from server.tables.errors import TableError
-from server.tables.messages import Remove
+from server.tables.messages import AdjournNow, Remove
 from server.tables.settings import NAME_MAX
 
 __all__ = ["club_routes"]
@@ -179,6 +179,14 @@ async def close_table(request: Request) -> object:
     return {"closed": table_id}
 
 
+async def adjourn_table(request: Request) -> object:
+    admin = _admin(request)
+    actor = request.app.state.lobby.get(request.path_params["table_id"])
+    answer = await actor.ask(AdjournNow())
+    await _club(request).audit(admin, "adjourned table", actor.settings.name, actor.id)
+    return answer
+
+
 async def remove_from_table(request: Request) -> object:
     admin = _admin(request)
     data = await body(request)
@@ -294,6 +302,7 @@ def club_routes(templates_dir: Path = TEMPLATES) -> list[BaseRoute]:
         Route("/api/club/names", api(give_name), methods=["POST"], name="api_give_name"),
         Route("/api/club/tables/{table_id}/close", api(close_table), methods=["POST"], name="api_close_table"),
         Route("/api/club/tables/{table_id}/remove", api(remove_from_table), methods=["POST"], name="api_admin_remove"),
+        Route("/api/club/tables/{table_id}/adjourn", api(adjourn_table), methods=["POST"], name="api_adjourn"),
         Route("/api/club/name", api(rename), methods=["POST"], name="api_rename"),
         Route("/api/club/defaults", api(set_defaults), methods=["POST"], name="api_defaults"),
         Route("/api/club/origins", api(set_origins), methods=["POST"], name="api_origins"),

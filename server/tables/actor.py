@@ -39,6 +39,7 @@ from server.tables.messages import (
     Act,
     AddBots,
     Adjourn,
+    AdjournNow,
     Attach,
     BotMove,
     Chat,
@@ -220,7 +221,7 @@ class TableActor:
         """Put a message in the inbox (never blocks)."""
         self.inbox.put_nowait(msg)
 
-    async def ask(self, msg: Join | Leave | AddBots | Remove | Start | Rematch | Attach) -> object:
+    async def ask(self, msg: Join | Leave | AddBots | Remove | Start | Rematch | AdjournNow | Attach) -> object:
         """Post a request and wait for its answer.
 
         :raises TableError: the table's refusal.
@@ -318,7 +319,7 @@ class TableActor:
     async def handle(self, msg: Message) -> None:
         """Handle one message."""
         match msg:
-            case Join() | Leave() | AddBots() | Remove() | Start() | Rematch() | Attach():
+            case Join() | Leave() | AddBots() | Remove() | Start() | Rematch() | AdjournNow() | Attach():
                 try:
                     result = await self._request(msg)
                 except TableError as exc:
@@ -359,7 +360,7 @@ class TableActor:
             case _:
                 log.warning("table %s ignored unknown message %r", self.id, msg)
 
-    async def _request(self, msg: Join | Leave | AddBots | Remove | Start | Rematch | Attach) -> object:
+    async def _request(self, msg: Join | Leave | AddBots | Remove | Start | Rematch | AdjournNow | Attach) -> object:
         match msg:
             case Join(name, seat, member):
                 return await self._join(name, seat, member)
@@ -373,6 +374,8 @@ class TableActor:
                 return await self._start(token, member)
             case Rematch(token, member):
                 return self._plan_rematch(token, member)
+            case AdjournNow():
+                return self._adjourn_now()
             case Attach(conn, token, member):
                 return self._attach(conn, token, member)
         raise AssertionError(msg)
@@ -609,6 +612,19 @@ class TableActor:
         self._publish()
         for conn in list(self.connections):  # spectators: there is nothing to watch
             conn.close(1001, "the table is adjourned")
+
+    def _adjourn_now(self) -> dict[str, object]:
+        """A club admin's adjournment: as if nobody had been here for a day, at once."""
+        if self.status != "playing":
+            raise TableError("table/not_started", "only a game being played can be adjourned", status=409)
+        self._cancel_all()
+        self.paused_since = self.clock.now()
+        self.deadline = None
+        self.status = "adjourned"
+        for conn in list(self.connections):  # 1000: the pages do not reconnect by themselves
+            conn.close(1000, "a club admin adjourned the table: open it again to play on")
+        log.info("table %s adjourned by a club admin", self.id)
+        return {"adjourned": True}
 
     def _someone_here(self) -> None:
         """Someone connected: the table goes on (with fresh clocks) if it was paused."""

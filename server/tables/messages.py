@@ -26,6 +26,7 @@ __all__ = [
     "Rematch",
     "RematchMade",
     "Adjourn",
+    "AdjournNow",
     "Deserted",
     "PauseOver",
     "Resync",
@@ -94,6 +95,14 @@ class Rematch:
 
     token: str | None
     member: int | None = None
+    reply: asyncio.Future[object] = field(default_factory=_future)
+
+
+@dataclass(frozen=True, slots=True)
+class AdjournNow:
+    """A club admin adjourns a game being played: clocks stop and sockets close; it resumes when
+    someone opens it again."""
+
     reply: asyncio.Future[object] = field(default_factory=_future)
 
 
@@ -209,6 +218,7 @@ Message = (
     | Remove
     | Start
     | Rematch
+    | AdjournNow
     | RematchMade
     | Attach
     | Detach

@@ -90,6 +90,13 @@ function render(data) {
     link.href = root.dataset.tableUrl.replace("TABLE", encodeURIComponent(t.id));
     const seated = t.seats.filter((s) => s).map((s) => s.name).join(", ") || "nobody seated";
     item.append(link, el("span", "muted", ` · ${t.status} · ${seated} `));
+    if (t.status === "playing") {
+      item.append(
+        button("Adjourn", () =>
+          post(root.dataset.adjourn.replace("TABLE", encodeURIComponent(t.id)), {}, () => `"${t.name}" is adjourned.`),
+        ),
+      );
+    }
     if (t.status === "waiting") {
       t.seats.forEach((s, i) => {
         if (!s) return;

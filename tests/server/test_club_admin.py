@@ -91,3 +91,21 @@ async def test_sites_the_admin_allows_may_use_the_server(club: Any) -> None:
     assert saved.json() == {"origins": ["https://friends.example:443"]}
     allowed = await bob.post("/api/tables", json={"name": "T"}, headers={"origin": other})
     assert allowed.status_code == 200, allowed.text
+
+
+async def test_an_admin_adjourns_a_game_and_the_next_visitor_resumes_it(club: Any) -> None:
+    live, ann, bob = club
+    table = (await bob.post("/api/tables", json={"name": "Bob's"})).json()["table"]
+    await bob.post(f"/api/tables/{table}/bots", json={})
+    assert (await ann.post(f"/api/club/tables/{table}/adjourn", json={})).status_code == 409  # not started
+    await bob.post(f"/api/tables/{table}/start", json={})
+    playing = await socket(live, bob)
+    await playing.hello(table, None)
+    adjourned = await ann.post(f"/api/club/tables/{table}/adjourn", json={})
+    assert adjourned.status_code == 200 and adjourned.json() == {"adjourned": True}
+    assert await playing.closed() == 1000
+    assert (await ann.get(f"/api/tables/{table}")).json()["status"] == "adjourned"
+    back = await socket(live, bob)
+    await back.hello(table, None)
+    await back.wait_for(lambda: back.state["table"]["status"] == "playing", "the game to resume")
+    assert back.state["seat"] == 0
