@@ -82,9 +82,9 @@ class Club:
         """Load members and the club mode; apply the configured mode."""
         if self.store is None:
             return
+        self._names = {name.casefold(): owner for name, owner in (await self.store.player_names()).items()}
         for member in await self.store.members():
             self._keep(member)
-        self._names = {name.casefold(): owner for name, owner in (await self.store.player_names()).items()}
         defaults = await self.store.setting("defaults")
         if defaults:
             self.defaults = defaults

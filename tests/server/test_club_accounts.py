@@ -311,3 +311,14 @@ async def test_games_from_before_accounts_can_be_given_to_a_member_and_count_on_
         assert [s["name"] for s in board] == ["Annie"]
         assert (await admin.get("/api/players/Ann")).json()["games"] == 1  # the old name leads to her record
         assert (await admin.get("/api/games", params={"player": "Annie"})).json()["total"] == 1
+
+
+async def test_after_a_restart_members_names_are_still_theirs(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with club_server(sqlite_url, mode="open") as live, browser(live) as ann:
+        await become(ann, first_admin_code(capsys.readouterr().out))  # Ann has never sat at a table
+    async with club_server(sqlite_url) as live, browser(live) as guest:
+        taken = await guest.post("/api/tables", json={"name": "T", "player": "Ann"})
+        assert taken.status_code == 409 and taken.json()["error"]["reason"] == "seat/member_name"
+        assert (await login(guest, "Ann")).status_code == 200
