@@ -5,6 +5,7 @@
 const NAME = "sparrow.name";
 const SEAT = "sparrow.seat.";
 const AUTOPASS = "sparrow.autopass";
+const TILES = "sparrow.tiles";
 
 function get(key) {
   try {
@@ -49,6 +50,15 @@ export function saveSeat(tableId, answer) {
 
 export function forgetSeat(tableId) {
   set(SEAT + tableId, null);
+}
+
+/** "pictures" (the default) or "simple" (text tiles). */
+export function loadTileStyle() {
+  return get(TILES) === "simple" ? "simple" : "pictures";
+}
+
+export function saveTileStyle(style) {
+  set(TILES, style === "simple" ? "simple" : "pictures");
 }
 
 export function loadAutopass() {

@@ -4,13 +4,14 @@
 // person wrote (names, chat) is set with textContent, never parsed as HTML.
 
 import { TableSocket } from "./protocol.js";
-import { WIND_HAN, WIND_NAMES, parseTiles, sortTiles, tileElement, tileName, tileRow } from "./tiles.js";
+import { WIND_HAN, WIND_NAMES, parseTiles, setTileStyle, sortTiles, tileElement, tileName, tileRow } from "./tiles.js";
 import { backsRow, badge, el, payments, revealList, seatPanel } from "./render.js";
 import {
   forgetSeat,
   loadAutopass,
   loadName,
   loadSeat,
+  loadTileStyle,
   postJson,
   saveAutopass,
   saveName,
@@ -695,6 +696,10 @@ function autoPass(game) {
   autoPassed = window;
   act({ type: "pass" });
 }
+
+const simpleTiles = $("simple-tiles");
+simpleTiles.checked = loadTileStyle() === "simple";
+simpleTiles.addEventListener("change", () => setTileStyle(simpleTiles.checked ? "simple" : "pictures"));
 
 ui.autopass.addEventListener("change", () => {
   autopass = ui.autopass.checked;

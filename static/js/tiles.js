@@ -1,7 +1,19 @@
 // Tiles in R0 notation (docs/rules.md): parsing the compact form the server sends ("24889b 34c E RR"),
 // sorting, names for people and screen readers, and the tile elements (static/css/tiles.css).
-// A tile shows its rank numeral or honour letter, a suit symbol and its Chinese character, so that
-// colour is never the only cue.
+// A tile is drawn as a picture (tileart.js) or, in the "simple tiles" style a player may choose, as
+// its rank numeral or honour letter, a suit symbol and its Chinese character. Either way colour is
+// never the only cue, and the element's label names the tile ("7 bamboo").
+
+import { loadTileStyle, saveTileStyle } from "./local.js";
+import { tilePicture } from "./tileart.js";
+
+/** Show every tile on the page in ``style`` ("pictures" or "simple"), and remember it. */
+export function setTileStyle(style) {
+  saveTileStyle(style);
+  document.documentElement.classList.toggle("tiles-simple", style === "simple");
+}
+
+document.documentElement.classList.toggle("tiles-simple", loadTileStyle() === "simple");
 
 const SUITS = { b: "bamboo", c: "characters", d: "dots" };
 const SUIT_HAN = { b: "索", c: "萬", d: "筒" };
@@ -96,7 +108,7 @@ export function tileElement(code, { tag = "span", label, classes = "" } = {}) {
   const face = span("face");
   face.setAttribute("aria-hidden", "true");
   face.append(span("mark", mark), span("sym"), span("han", han));
-  el.append(face);
+  el.append(tilePicture(code), face);
   return el;
 }
 

@@ -1,0 +1,48 @@
+"""Picture tiles, drawn as SVG by the page itself, and the "simple tiles" a player may prefer (the
+choice is remembered); either way every tile is named for a screen reader."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browserkit import LiveServer
+from pagekit import create_table, fill_with_bots_and_start
+from playwright.sync_api import expect
+
+from game.notation import parse_tiles
+
+pytestmark = pytest.mark.e2e
+
+NAME = re.compile(r"^(Discard )?([1-9] (bamboo|characters|dots)|(East|South|West|North) wind|(Red|Green|White) dragon)$")
+
+
+def test_tiles_are_pictures_or_simple_as_the_player_chooses(live: LiveServer, new_page: Any, artifacts: Path) -> None:
+    page = new_page(360, 740)
+    create_table(page, live.url, "Ann")
+    fill_with_bots_and_start(page)
+    hand = page.locator("#hand button.tile")
+    expect(hand.first).to_be_visible()
+    first = hand.first
+    code = str(first.get_attribute("data-tile"))
+    assert parse_tiles(code)  # a real tile code …
+    assert NAME.match(str(first.get_attribute("aria-label")))  # … named for people
+    # pictures by default: each tile shows its drawing from the page's own sprite, not the text face
+    expect(first.locator("svg.pic")).to_be_visible()
+    expect(first.locator(".face")).to_be_hidden()
+    href = first.locator("svg.pic use").get_attribute("href")
+    assert href == f"#tile-art-{code}"
+    assert page.locator(f"svg.tile-sprite symbol#tile-art-{code} *").count() > 0  # drawn, not fetched
+    box = first.bounding_box()
+    assert box is not None and box["width"] >= 28  # legible on a phone
+    page.screenshot(path=artifacts / "tiles-pictures-360.png")
+
+    page.check("#simple-tiles")
+    expect(first.locator(".face")).to_be_visible()
+    expect(first.locator("svg.pic")).to_be_hidden()
+    page.reload()
+    expect(page.locator("#simple-tiles")).to_be_checked()  # remembered
+    expect(page.locator("#hand button.tile").first.locator(".face")).to_be_visible()
+    page.screenshot(path=artifacts / "tiles-simple-360.png")
