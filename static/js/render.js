@@ -48,24 +48,33 @@ export function meldName(meld) {
 }
 
 /**
- * A set's tiles, named by `words(meld)` and whom it was claimed from; the claimed tile is marked.
+ * A set's tiles, named by `words(meld)` and whom it was claimed from. As on a real table the claimed
+ * tile lies sideways, at the end of the set that points to the seat it came from (left, middle or
+ * right, seen from `owner`, the set's seat, when given), and a concealed kong shows its two outer
+ * tiles face down (unless `open`: every hand laid open at the end).
  */
-export function meldElement(meld, names, words = meldName) {
+export function meldElement(meld, names, words = meldName, owner = undefined, open = false) {
   let label = words(meld);
   if (meld.from !== undefined) label += `, claimed from ${names[meld.from]}`;
   const row = el("span", `tiles small meld meld-${meld.kind}${meld.exposed ? "" : " meld-concealed"}`);
   row.setAttribute("role", "group");
   row.setAttribute("aria-label", label);
   row.title = label;
-  let marked = false;
-  for (const code of parseTiles(meld.tiles)) {
-    const tile = tileElement(code);
-    if (!marked && meld.claimed === code) {
-      tile.classList.add("claimed-tile");
-      marked = true;
-    }
-    row.append(tile);
+  const codes = parseTiles(meld.tiles);
+  const tiles = codes.map((code) => tileElement(code));
+  const at = meld.claimed === undefined || meld.claimed === null ? -1 : codes.indexOf(meld.claimed);
+  if (at >= 0) {
+    const [claimed] = tiles.splice(at, 1);
+    claimed.classList.add("claimed-tile");
+    const side = owner === undefined || meld.from === undefined ? 1 : (meld.from - owner + 4) % 4; // 1 right, 2 across, 3 left
+    const place = side === 3 ? 0 : side === 2 ? Math.floor(tiles.length / 2) : tiles.length;
+    tiles.splice(place, 0, claimed);
   }
+  if (meld.kind === "kong" && !meld.exposed && tiles.length === 4 && !open) {
+    tiles[0] = backElement();
+    tiles[3] = backElement();
+  }
+  row.append(...tiles);
   return row;
 }
 
@@ -74,10 +83,10 @@ function bonusRow(codes) {
 }
 
 /** A seat's exposed sets and bonus tiles, or null when it has none. */
-export function setsRow(info, names, words = meldName) {
+export function setsRow(info, names, words = meldName, owner = undefined) {
   if (!info.melds.length && !info.bonus.length) return null;
   const sets = el("div", "melds");
-  for (const meld of info.melds) sets.append(meldElement(meld, names, words));
+  for (const meld of info.melds) sets.append(meldElement(meld, names, words, owner));
   if (info.bonus.length) sets.append(bonusRow(info.bonus));
   return sets;
 }
@@ -105,9 +114,15 @@ export function discardList(discards, s, names, latest = discards.length - 1) {
 /**
  * Seat `s`'s panel in `view`: a head with its wind, name, `badges` and score, then `concealed` (an
  * element, or null for none), its sets and its discards (the one at index `latest` marked).
- * options: classes (after "seat"), id, active, badges, concealed, latest, words (a set's name).
+ * options: classes (after "seat"), id, active, badges, concealed, latest, words (a set's name),
+ * discards (false: drawn elsewhere, as the live table's pond does), extra (an element to add).
  */
-export function seatPanel(view, s, names, { classes = "", id, active = false, badges = [], concealed = null, latest, words } = {}) {
+export function seatPanel(
+  view,
+  s,
+  names,
+  { classes = "", id, active = false, badges = [], concealed = null, latest, words, discards = true, extra = null } = {},
+) {
   const info = view.seats[s];
   const panel = el("section", `seat ${classes}`.trim());
   if (id) panel.id = id;
@@ -121,9 +136,10 @@ export function seatPanel(view, s, names, { classes = "", id, active = false, ba
 
   const body = el("div", "seat-body");
   if (concealed) body.append(concealed);
-  const sets = setsRow(info, names, words);
+  const sets = setsRow(info, names, words, s);
   if (sets) body.append(sets);
-  body.append(discardList(view.discards, s, names, latest));
+  if (discards) body.append(discardList(view.discards, s, names, latest));
+  if (extra) body.append(extra);
   panel.append(body);
   return panel;
 }
@@ -158,7 +174,7 @@ export function revealed(view, s, result, names, words = meldName) {
     marked = marked || last;
   }
   tiles.append(row);
-  for (const meld of info.melds) tiles.append(meldElement(meld, names, words));
+  for (const meld of info.melds) tiles.append(meldElement(meld, names, words, s, true));
   if (info.bonus.length) tiles.append(bonusRow(info.bonus));
   card.append(tiles);
   const score = result.scores ? result.scores[s] : null;

@@ -5,7 +5,7 @@
 
 import { TableSocket } from "./protocol.js";
 import { WIND_HAN, WIND_NAMES, parseTiles, setTileStyle, sortTiles, tileElement, tileName, tileRow } from "./tiles.js";
-import { backsRow, badge, el, payments, revealList, seatPanel } from "./render.js";
+import { backsRow, badge, discardList, el, payments, revealList, seatPanel } from "./render.js";
 import {
   forgetSeat,
   loadAutopass,
@@ -43,6 +43,7 @@ const ui = {
   opponents: $("opponents"),
   me: $("me"),
   countdown: $("countdown"),
+  controls: $("controls"),
   prompt: $("prompt"),
   actions: $("actions"),
   hand: $("hand"),
@@ -352,9 +353,49 @@ function renderBoard(game) {
   const base = me ?? 0;
   ui.opponents.replaceChildren();
   for (let k = 1; k < 4; k++) ui.opponents.append(tableSeat(game, (base + k) % 4));
+  ui.opponents.append(pond(game, base));
   ui.me.replaceWith(tableSeat(game, base, "me"));
   ui.me = $("me");
   renderControls(game);
+}
+
+/** Whose clock is running: the seat to play, or null in a claim window or between hands. */
+function clockSeat(game) {
+  const turn = game.turn;
+  return turn && turn.phase === "turn" && state.clock.kind === "turn" ? turn.seat : null;
+}
+
+/** A small countdown for another seat's clock (yours is above your hand, and turns urgent). */
+function seatCountdown(kind) {
+  const count = el("div", "countdown small seat-clock");
+  count.dataset.countdown = kind;
+  count.append(el("div", "bar"), el("span", "secs"));
+  count.firstChild.append(el("div", "fill"));
+  return count;
+}
+
+/** The middle of the table: each seat's discards in front of it, in rows of six, around the round's
+ * wind and the walls. */
+function pond(game, base) {
+  const names = seatNames();
+  const box = el("div", "pond");
+  const center = el("div", "pond-center");
+  const wind = el("span", "round-wind", WIND_HAN[game.round_wind]);
+  wind.title = `${WIND_NAMES[game.round_wind]} round`;
+  center.append(wind, el("span", "walls", `wall ${game.wall.live} · dead ${game.wall.dead}`));
+  if (game.turn && game.turn.phase !== "turn" && state.clock.kind === "claim" && !legal().length) {
+    center.append(seatCountdown("claim")); // a claim window that is not yours: its clock sits here
+  }
+  box.append(center);
+  for (let k = 0; k < 4; k++) {
+    const s = (base + k) % 4;
+    const zone = el("div", `pond-zone pos-${POSITIONS[k]}`);
+    zone.dataset.seat = String(s);
+    if (game.turn && game.turn.seat === s) zone.classList.add("active");
+    zone.append(discardList(game.discards, s, names));
+    box.append(zone);
+  }
+  return box;
 }
 
 function tableSeat(game, s, id) {
@@ -379,7 +420,16 @@ function tableSeat(game, s, id) {
     else if (s !== mySeat()) concealed.append(tileRow(parseTiles(view.concealed), { classes: "small" }));
     if (!concealed.childElementCount) concealed = null;
   }
-  return seatPanel(game, s, seatNames(), { classes: `pos-${positionOf(s)}`, id, active, badges, concealed });
+  const clock = s !== mySeat() && clockSeat(game) === s ? seatCountdown("turn") : null;
+  return seatPanel(game, s, seatNames(), {
+    classes: `pos-${positionOf(s)}`,
+    id,
+    active,
+    badges,
+    concealed,
+    discards: false,
+    extra: clock,
+  });
 }
 
 // ---------------------------------------------------------------- controls
@@ -697,6 +747,11 @@ function autoPass(game) {
   act({ type: "pass" });
 }
 
+// On a phone your controls and hand are fixed at the bottom of the screen: the page keeps room for them.
+new ResizeObserver(() => {
+  document.documentElement.style.setProperty("--controls-h", `${ui.controls.offsetHeight}px`);
+}).observe(ui.controls);
+
 const simpleTiles = $("simple-tiles");
 simpleTiles.checked = loadTileStyle() === "simple";
 simpleTiles.addEventListener("change", () => setTileStyle(simpleTiles.checked ? "simple" : "pictures"));
@@ -715,14 +770,16 @@ function tick() {
   const kinds = { turn: state?.table.timers.turn, claim: state?.table.timers.claim, ready: state?.table.timers.ready };
   const total = show ? (kinds[clock.kind] || 1) * 1000 : 1;
   const left = show ? Math.max(0, clock.deadline - now) : 0;
-  ui.countdown.hidden = !show || clock.kind === "ready";
+  // Above your hand only while the decision is yours; another seat's clock sits with that seat.
+  const mine = show && clock.kind !== "ready" && legal().some((a) => a.type !== "ready");
+  ui.countdown.hidden = !mine;
   for (const box of [ui.countdown, ...document.querySelectorAll("[data-countdown]")]) {
     if (!show) continue;
     const fill = box.querySelector(".fill");
     fill.style.width = `${Math.min(100, (left / total) * 100)}%`;
     const secs = Math.ceil(left / 1000);
     box.querySelector(".secs").textContent = `${secs} s`;
-    box.classList.toggle("urgent", secs <= 5);
+    box.classList.toggle("urgent", secs <= 5 && (box === ui.countdown || box.dataset.countdown === "ready"));
   }
 }
 setInterval(tick, 250);

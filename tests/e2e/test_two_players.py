@@ -24,7 +24,7 @@ pytestmark = pytest.mark.e2e
 
 def last_discard(page: Page, seat: int) -> Any:
     """The tile element of ``seat``'s latest discard, as ``page`` shows it."""
-    return page.locator(f".seat[data-seat='{seat}'] .discards li").last.locator("[data-tile]")
+    return page.locator(f".pond-zone[data-seat='{seat}'] .discards li").last.locator("[data-tile]")
 
 
 def test_two_players_see_their_own_tiles_and_each_others_discards(live: LiveServer, new_page: Any) -> None:
