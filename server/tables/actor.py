@@ -950,9 +950,13 @@ class TableActor:
             return
         while game is not None and window == self.window and self.status == "playing" and game.to_act():
             seat = game.to_act()[0]
-            if not await self._stored(seat, _timeout_action(game, seat).to_json(), "timer"):
+            action = _timeout_action(game, seat).to_json()
+            if not await self._stored(seat, action, "timer"):
                 self._deadline_timer = self._retry(attempt, Deadline(window, attempt + 1))
                 return
+            for conn in self.connections:  # the seat is told what was done for it, nobody else
+                if conn.seat == seat:
+                    conn.send(encode("timed_out", {"action": action}))
             game = self.game  # a refused write replays the game into a new object
 
     def _post_at(self, when: float, msg: Message) -> Timer:

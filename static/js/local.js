@@ -6,6 +6,8 @@ const NAME = "sparrow.name";
 const SEAT = "sparrow.seat.";
 const AUTOPASS = "sparrow.autopass";
 const TILES = "sparrow.tiles";
+const MUTED = "sparrow.muted";
+const TAP_TWICE = "sparrow.taptwice";
 
 function get(key) {
   try {
@@ -59,6 +61,25 @@ export function loadTileStyle() {
 
 export function saveTileStyle(style) {
   set(TILES, style === "simple" ? "simple" : "pictures");
+}
+
+export function loadMuted() {
+  return get(MUTED) === "1";
+}
+
+export function saveMuted(on) {
+  set(MUTED, on ? "1" : "0");
+}
+
+/** Whether a first tap on a tile only lifts it (a second discards it): on by default on touch screens. */
+export function loadTapTwice() {
+  const saved = get(TAP_TWICE);
+  if (saved !== null) return saved === "1";
+  return window.matchMedia("(pointer: coarse)").matches;
+}
+
+export function saveTapTwice(on) {
+  set(TAP_TWICE, on ? "1" : "0");
 }
 
 export function loadAutopass() {

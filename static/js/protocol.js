@@ -19,6 +19,7 @@ export const S = Object.freeze({
   ACK: "ack",
   REFUSED: "refused",
   PONG: "pong",
+  TIMED_OUT: "timed_out",
 });
 
 /** Close codes the server uses. */
@@ -200,6 +201,9 @@ export class TableSocket {
         break;
       case S.PONG:
         if (this.cb.onClockOffset && typeof d.now === "number") this.cb.onClockOffset(d.now - Date.now());
+        break;
+      case S.TIMED_OUT:
+        if (this.cb.onTimedOut && d.action) this.cb.onTimedOut(d.action);
         break;
     }
   }

@@ -3,6 +3,7 @@
 // what is legal: it offers exactly the seat's `legal_actions` as buttons and keys. Everything another
 // person wrote (names, chat) is set with textContent, never parsed as HTML.
 
+import { alertControls, alertFor, announce, clearAlert, setBaseTitle } from "./alerts.js";
 import { TableSocket } from "./protocol.js";
 import { WIND_HAN, WIND_NAMES, parseTiles, setTileStyle, sortTiles, tileElement, tileName, tileRow } from "./tiles.js";
 import { backsRow, badge, discardList, el, payments, revealList, seatPanel } from "./render.js";
@@ -11,11 +12,13 @@ import {
   loadAutopass,
   loadName,
   loadSeat,
+  loadTapTwice,
   loadTileStyle,
   postJson,
   saveAutopass,
   saveName,
   saveSeat,
+  saveTapTwice,
 } from "./local.js";
 
 const $ = (id) => document.getElementById(id);
@@ -70,6 +73,8 @@ let resultKey = null; // which end-of-hand panel is showing
 let chatKey = "";
 let noticeTimer = null;
 let lastTurnKey = null;
+let tapTwice = loadTapTwice();
+let lifted = null; // the tile a first tap lifted: "window:code:slot"
 let lastClaimKey = null;
 
 // ------------------------------------------------------------------ helpers
@@ -141,6 +146,9 @@ const socket = new TableSocket({
       render();
     }
   },
+  onTimedOut(action) {
+    showNotice(`Time ran out: ${timedOutText(action)} for you.`, 8000);
+  },
   onRefusedHello(refusal) {
     if (refusal.reason === "auth/bad_token") {
       forgetSeat(TABLE);
@@ -198,12 +206,48 @@ async function playAgain(button) {
   }
 }
 
+// Calls and wins are announced over the caller's side: found by comparing each seat's sets (and the
+// hand's result) with what the previous state showed.
+const CALLS = { pung: "Pung!", chow: "Chow!", kong: "Kong!" };
+let seen = null; // {deal, melds: [count per seat], result}
+
+function announceCalls(game) {
+  const counts = game.seats.map((v) => v.melds.length);
+  const resultKey = game.result ? `${game.deal}:${game.result.winner}` : null;
+  if (seen && seen.deal === game.deal) {
+    counts.forEach((n, s) => {
+      if (n > seen.melds[s]) {
+        const meld = game.seats[s].melds[n - 1];
+        announce(callLayer(), positionOf(s), CALLS[meld.kind] || "!", "call");
+      }
+    });
+    const result = game.result;
+    if (resultKey && resultKey !== seen.result && result.winner !== null) {
+      const self = result.termination === "self_drawn";
+      const text = self ? "Mah-Jong! Self-drawn" : `Mah-Jong! On ${seatName(result.discarder)}'s tile`;
+      announce(callLayer(), positionOf(result.winner), text, self ? "win self-drawn" : "win");
+    }
+  }
+  seen = { deal: game.deal, melds: counts, result: resultKey };
+}
+
+function callLayer() {
+  let layer = document.getElementById("calls");
+  if (!layer) {
+    layer = el("div", "call-layer");
+    layer.id = "calls";
+    ui.board.append(layer);
+  }
+  return layer;
+}
+
 function render() {
   if (!state) return;
   const table = state.table;
   followRematch(table);
+  if (state.game) announceCalls(state.game);
   ui.name.textContent = table.name;
-  document.title = `${table.name} · Sparrow Mahjong`;
+  setBaseTitle(`${table.name} · Sparrow Mahjong`);
   const game = state.game;
   if (!game) {
     ui.waiting.hidden = false;
@@ -515,12 +559,24 @@ function renderControls(game) {
     if (first && (!active || active === document.body || ui.board.contains(active))) first.focus();
   }
   lastClaimKey = claimKey;
+  if (legalOf("win").length && !turn.answer) alertFor(`win:${turnKey}`, "You can win!", { urgent: true });
+  else if (mine) alertFor(`turn:${turnKey}`, "Your turn");
+  else if (asked && !willPass) alertFor(`claim:${turnKey}`, "You can claim");
+  else clearAlert();
 }
 
 /** Whether the only answer this seat has is `pass` (a fair-pause window it cannot claim in, R6.9). */
 function passOnly() {
   const actions = legal();
   return actions.length > 0 && actions.every((a) => a.type === "pass");
+}
+
+/** What the server did for a seat whose clock ran out: "7 bamboo discarded", "passed". */
+function timedOutText(action) {
+  if (action.type === "discard") return `${tileName(action.tile)} discarded`;
+  if (action.type === "pass") return "passed";
+  if (action.type === "ready") return "made ready for the next hand";
+  return describe(action);
 }
 
 function describe(action) {
@@ -581,7 +637,20 @@ function renderHand(game, focused) {
       tile.type = "button";
       tile.tabIndex = -1;
       tile.disabled = busy;
-      tile.addEventListener("click", () => act({ type: "discard", tile: code }));
+      const key = `${state.clock.window}:${code}:${extra}`;
+      if (lifted === key) tile.classList.add("lifted");
+      tile.addEventListener("click", (event) => {
+        // "Tap twice to discard": a first tap (not a key press, whose click has no detail) lifts it
+        if (tapTwice && event.detail !== 0 && lifted !== key) {
+          lifted = key;
+          for (const other of ui.hand.querySelectorAll(".lifted")) other.classList.remove("lifted");
+          tile.classList.add("lifted");
+          tile.setAttribute("aria-pressed", "true");
+          return;
+        }
+        lifted = null;
+        act({ type: "discard", tile: code });
+      });
     }
     return tile;
   };
@@ -751,6 +820,16 @@ function autoPass(game) {
 new ResizeObserver(() => {
   document.documentElement.style.setProperty("--controls-h", `${ui.controls.offsetHeight}px`);
 }).observe(ui.controls);
+
+const tapBox = $("tap-twice");
+tapBox.checked = tapTwice;
+tapBox.addEventListener("change", () => {
+  tapTwice = tapBox.checked;
+  lifted = null;
+  saveTapTwice(tapTwice);
+  render();
+});
+alertControls($("alert-controls"));
 
 const simpleTiles = $("simple-tiles");
 simpleTiles.checked = loadTileStyle() === "simple";

@@ -16,7 +16,9 @@ from game.notation import parse_tiles
 
 pytestmark = pytest.mark.e2e
 
-NAME = re.compile(r"^(Discard )?([1-9] (bamboo|characters|dots)|(East|South|West|North) wind|(Red|Green|White) dragon)$")
+NAME = re.compile(
+    r"^(Discard )?([1-9] (bamboo|characters|dots)|(East|South|West|North) wind|(Red|Green|White) dragon)$"
+)
 
 
 def test_tiles_are_pictures_or_simple_as_the_player_chooses(live: LiveServer, new_page: Any, artifacts: Path) -> None:
