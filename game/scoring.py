@@ -17,7 +17,6 @@ from game.tiles import GREENS, NUM_PLAYING_KINDS, TILES, Tile
 
 __all__ = ["Item", "Score", "ScoringError", "WinningHand", "score_win", "score_loser", "tile_name"]
 
-_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _SUIT_NAMES = {"b": "bamboo", "c": "characters", "d": "dots"}
 _HONOUR_NAMES = {
     Tile.EAST: "East wind",
@@ -36,14 +35,22 @@ class ScoringError(ValueError):
     """A hand that cannot be scored as asked (not a winning hand, impossible tiles …); says why."""
 
 
+_BONUS_NAMES = tuple(
+    [f"{name} (flower {i})" for i, name in enumerate(("Plum", "Orchid", "Chrysanthemum", "Bamboo"), 1)]
+    + [f"{name} (season {i})" for i, name in enumerate(("Spring", "Summer", "Autumn", "Winter"), 1)]
+)
+
+
 def tile_name(tile: Tile, plural: bool = False) -> str:
-    """English name of a tile: ``'5 bamboo'``, ``'West wind'`` (``'West winds'`` in the plural)."""
+    """English name of a tile: ``'5 bamboo'``, ``'1 dot'``, ``'West wind'`` (``'West winds'`` in the plural),
+    ``'Chrysanthemum (flower 3)'``."""
     if tile < 27:
-        return f"{tile % 9 + 1} {_SUIT_NAMES[tile.code[1]]}"
+        rank, suit = tile % 9 + 1, _SUIT_NAMES[tile.code[1]]
+        return f"{rank} {suit if rank > 1 else suit.rstrip('s')}"  # 1 dot, 1 character; 2 dots
     if tile < 34:
         name = _HONOUR_NAMES[tile]
         return name + "s" if plural else name
-    return f"{'flower' if tile < 38 else 'season'} {tile.code[0]}"
+    return _BONUS_NAMES[tile - 34]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,12 +183,15 @@ def _honour_set_doubles(sets: Sequence[_Set], seat_wind: Tile, round_wind: Tile)
 
 def _bonus_items(bonus: Sequence[Tile], seat_wind: Tile, rules: Rules) -> tuple[list[Item], list[Item]]:
     """R8.4 points and R9 doubles for bonus tiles (R14: no points, doubles kept)."""
-    points = [Item("R8.4", f"bonus tile {t.code}", points=rules.bonus_points) for t in bonus if rules.bonus_points]
+    points = [
+        Item("R8.4", f"bonus tile: {tile_name(t)}", points=rules.bonus_points) for t in bonus if rules.bonus_points
+    ]
     number = seat_wind - Tile.EAST + 1
     doubles = []
     for t in bonus:
         if t.rank == number:
-            doubles.append(Item("R9", f"own {'flower' if t < Tile.SEASON1 else 'season'} ({t.code})", doubles=1))
+            kind = "flower" if t < Tile.SEASON1 else "season"
+            doubles.append(Item("R9", f"{tile_name(t).split(' (')[0]} (own {kind})", doubles=1))
     held = set(bonus)
     for group, name in ((range(34, 38), "flowers"), (range(38, 42), "seasons")):
         if all(TILES[k] in held for k in group):
@@ -198,7 +208,8 @@ def _value(points: int, doubles: int, rules: Rules) -> tuple[int, str]:
             shown = f"{points} → {rounded}"
         points = rounded
     raw = points * 2**doubles
-    text = f"{shown} × 2{str(doubles).translate(_SUPERSCRIPT)} = {raw}"
+    times = {0: "no doubles", 1: "doubled once", 2: "doubled twice"}.get(doubles, f"doubled {doubles} times")
+    text = f"{shown} points, {times} = {raw}"
     if raw > rules.limit:
         return rules.limit, f"{text} → limit {rules.limit}"
     return raw, text

@@ -6,7 +6,7 @@
 import { alertControls, alertFor, announce, clearAlert, setBaseTitle } from "./alerts.js";
 import { TableSocket } from "./protocol.js";
 import { WIND_HAN, WIND_NAMES, parseTiles, setTileStyle, sortTiles, tileElement, tileName, tileRow } from "./tiles.js";
-import { backsRow, badge, discardList, el, payments, revealList, seatPanel } from "./render.js";
+import { backsRow, badge, discardList, el, payments, revealList, seatPanel, signed } from "./render.js";
 import {
   forgetSeat,
   loadAutopass,
@@ -788,13 +788,24 @@ function standings(game, names) {
   wrap.append(el("h3", null, "Final standings"));
   const table = el("table", "standings-table");
   const ranked = game.seats.map((v, s) => ({ s, score: v.score })).sort((a, b) => b.score - a.score);
+  const start = state.table.ruleset.options.starting_score;
+  const head = el("thead");
+  const hr = el("tr");
+  for (const [text, cls] of [["", ""], ["Player", ""], ["Score", "num"], ["Won or lost", "num"]]) {
+    const th = el("th", cls, text);
+    th.scope = "col";
+    hr.append(th);
+  }
+  head.append(hr);
   const body = el("tbody");
   ranked.forEach((r, i) => {
     const tr = el("tr");
-    tr.append(el("td", "rank", `${i + 1}.`), el("td", null, names[r.s]), el("td", "num", String(r.score)));
+    const change = typeof start === "number" ? signed(r.score - start) : "";
+    const changeCell = el("td", `num change ${r.score > start ? "up" : r.score < start ? "down" : ""}`.trim(), change);
+    tr.append(el("td", "rank", `${i + 1}.`), el("td", null, names[r.s]), el("td", "num", String(r.score)), changeCell);
     body.append(tr);
   });
-  table.append(body);
+  table.append(head, body);
   wrap.append(table);
   const review = el("p", "review");
   const link = el("a", null, "Review this game hand by hand");

@@ -27,9 +27,9 @@ const HONOURS = {
   P: ["White dragon", "白"],
 };
 const FLOWERS = ["梅", "蘭", "菊", "竹"]; // plum, orchid, chrysanthemum, bamboo
-const FLOWER_NAMES = ["plum", "orchid", "chrysanthemum", "bamboo"];
+const FLOWER_NAMES = ["Plum", "Orchid", "Chrysanthemum", "Bamboo"];
 const SEASONS = ["春", "夏", "秋", "冬"];
-const SEASON_NAMES = ["spring", "summer", "autumn", "winter"];
+const SEASON_NAMES = ["Spring", "Summer", "Autumn", "Winter"];
 const ORDER = "bcd";
 const HONOUR_ORDER = "ESWNRGP";
 
@@ -64,13 +64,13 @@ export function sortTiles(codes) {
   return codes.slice().sort((a, b) => tileKey(a) - tileKey(b));
 }
 
-/** "5 dots", "East wind", "flower 1 (plum)". */
+/** "5 dots", "1 dot", "East wind", "Plum (flower 1)": the names the score explanations use too. */
 export function tileName(code) {
   if (code.length === 1) return HONOURS[code][0];
   const [rank, suit] = code;
-  if (suit === "f") return `flower ${rank} (${FLOWER_NAMES[rank - 1]})`;
-  if (suit === "s") return `season ${rank} (${SEASON_NAMES[rank - 1]})`;
-  return `${rank} ${SUITS[suit]}`;
+  if (suit === "f") return `${FLOWER_NAMES[rank - 1]} (flower ${rank})`;
+  if (suit === "s") return `${SEASON_NAMES[rank - 1]} (season ${rank})`;
+  return `${rank} ${rank === "1" ? SUITS[suit].replace(/s$/, "") : SUITS[suit]}`; // 1 dot, 1 character, 1 bamboo
 }
 
 function faces(code) {

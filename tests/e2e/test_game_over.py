@@ -48,10 +48,11 @@ def test_a_finished_game_shows_the_final_standings(live: LiveServer, new_page: A
     scores = [s["score"] for s in server_view(live, table_id, None)["seats"]]
     names = ["Ann", "Bot 1", "Bot 2", "Bot 3"]
     ranked = sorted(range(4), key=lambda s: -scores[s])
-    rows = panel.locator(".standings-table tr")
+    rows = panel.locator(".standings-table tbody tr")
     expect(rows).to_have_count(4)
     for row, s in zip(rows.all(), ranked, strict=True):
         expect(row.locator("td").nth(2)).to_have_text(str(scores[s]))
+        expect(row.locator("td").nth(3)).to_have_text(f"{scores[s] - 2000:+d}" if scores[s] != 2000 else "0")
         if scores.count(scores[s]) == 1:
             expect(row.locator("td").nth(1)).to_have_text(names[s])
     expect(panel.locator("a.button")).to_have_text("Back to the lobby")

@@ -72,7 +72,7 @@ def test_r15_2_half_flush_and_own_wind_pung_26_points_is_104() -> None:
     end = deal_end(act(game, 1, "win"))
     score = winner_score(end)
     assert (score["points"], score["doubles"], score["value"]) == (26, 2, 104)
-    assert score["arithmetic"] == "26 × 2² = 104"
+    assert score["arithmetic"] == "26 points, doubled twice = 104"
     assert ("R9", "half flush", 1) in items(end, 1)
     assert ("R9", "pung of own wind (South wind)", 1) in items(end, 1)
     assert end["changes"] == [-208, 416, -104, -104]
@@ -112,7 +112,7 @@ def test_r15_2_one_more_double_reaches_the_limit() -> None:
     assert end["last_tile"] is True
     score = winner_score(end)
     assert (score["points"], score["doubles"], score["value"]) == (26, 5, 500)
-    assert score["arithmetic"] == "26 × 2⁵ = 832 → limit 500"
+    assert score["arithmetic"] == "26 points, doubled 5 times = 832 → limit 500"
 
 
 def _thirty_point_game(winner_hand_seat: int) -> tuple[Game, list[Event]]:

@@ -36,7 +36,7 @@ def test_score_prints_a_readable_table(capsys: pytest.CaptureFixture[str], tmp_p
     status, out, _ = _run(capsys, tmp_path, "score", HAND)
     assert status == 0
     assert "concealed pung of West winds" in out and "R8.2" in out
-    assert "value: 30 × 2¹ = 60" in out
+    assert "value: 30 points, doubled once = 60" in out
 
 
 def test_score_reads_standard_input(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
