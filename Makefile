@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+AXE    := tests/e2e/node_modules/axe-core/axe.min.js
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
@@ -14,12 +15,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
 	touch $(STAMP)
 
+# axe-core for the browser tests' accessibility check, from npm (pinned in tests/e2e/package-lock.json);
+# without npm the check is skipped with that reason.
+$(AXE): tests/e2e/package.json tests/e2e/package-lock.json
+	-npm ci --prefix tests/e2e --no-audit --no-fund --silent
+
 install: $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/sparrow serve --host $(HOST) --port $(PORT)
 
-test: $(STAMP)
+test: $(STAMP) $(AXE)
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
