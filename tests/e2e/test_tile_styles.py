@@ -48,3 +48,23 @@ def test_tiles_are_pictures_or_simple_as_the_player_chooses(live: LiveServer, ne
     expect(page.locator("#simple-tiles")).to_be_checked()  # remembered
     expect(page.locator("#hand button.tile").first.locator(".face")).to_be_visible()
     page.screenshot(path=artifacts / "tiles-simple-360.png")
+
+
+def test_on_a_phone_the_hand_stays_on_screen_and_nothing_scrolls_sideways(live: LiveServer, new_page: Any) -> None:
+    page = new_page(360, 740)
+    create_table(page, live.url, "Ann")
+    fill_with_bots_and_start(page)
+    hand = page.locator("#hand")
+    expect(hand.locator(".tile").first).to_be_visible()
+    for where in ("window.scrollTo(0, 0)", "window.scrollTo(0, document.body.scrollHeight)"):
+        page.evaluate(where)
+        page.wait_for_timeout(100)
+        box = hand.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 740, (where, box)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    # the pond, above the hand, is reachable by scrolling: nothing is hidden under the hand for good
+    zone = page.locator(".pond-zone[data-seat='0']")
+    zone.scroll_into_view_if_needed()
+    zone_box, hand_box = zone.bounding_box(), hand.bounding_box()
+    assert zone_box is not None and hand_box is not None
+    assert zone_box["y"] + zone_box["height"] <= page.locator("#controls").bounding_box()["y"] + 1  # type: ignore[index]
