@@ -7,11 +7,13 @@ for every decomposition and every choice of where the winning tile sits, and the
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from game.hand import decompositions, is_thirteen_orphans, is_win, waits
 from game.melds import Meld, MeldKind
+from game.notation import format_tiles
 from game.rules import Rules
 from game.tiles import GREENS, NUM_PLAYING_KINDS, TILES, Tile
 
@@ -85,10 +87,11 @@ class Score:
     value: int
     items: tuple[Item, ...]
     arithmetic: str
+    groups: tuple[str, ...] = ()  # a winner's concealed tiles as the sets and pair scored (R0 notation)
 
     def to_json(self) -> dict[str, object]:
-        """Plain JSON for the client and the CLI."""
-        return {
+        """Plain JSON for the client and the CLI (``groups`` only for a winner's hand that has them)."""
+        out: dict[str, object] = {
             "points": self.points,
             "doubles": self.doubles,
             "limit_hand": self.limit_hand,
@@ -96,6 +99,9 @@ class Score:
             "items": [i.to_json() for i in self.items],
             "arithmetic": self.arithmetic,
         }
+        if self.groups:
+            out["groups"] = list(self.groups)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,7 +428,11 @@ def score_win(hand: WinningHand, rules: Rules) -> Score:
         limit = max(limits, key=lambda x: x[2]) if limits else None
         score = _finish(items, rules, limit)
         if best is None or score.value > best.value:
-            best = score
+            concealed_sets = sets[: len(sets) - len(hand.melds)]
+            groups = [format_tiles(s.tiles()) for s in concealed_sets]
+            if pair is not None:
+                groups.append(format_tiles((pair, pair)))
+            best = dataclasses.replace(score, groups=tuple(groups))
     assert best is not None  # is_win guarantees at least one arrangement
     return best
 

@@ -165,19 +165,27 @@ export function revealed(view, s, result, names, words = meldName) {
   if (winner) head.append(badge("wins", "turn"));
   card.append(head);
   const tiles = el("div", "reveal-tiles");
-  const row = el("span", "tiles small");
-  // the winning tile is in the winner's hand: mark one copy of it
+  const score = result.scores ? result.scores[s] : null;
+  // The winner's concealed tiles grouped into the sets and pair the score counts (when the score
+  // says how); otherwise in order. The winning tile is in the hand: one copy of it is marked.
+  const groups = winner && score && score.groups ? score.groups.map(parseTiles) : [sortTiles(parseTiles(info.concealed || ""))];
   let marked = false;
-  for (const code of sortTiles(parseTiles(info.concealed || ""))) {
-    const last = winner && !marked && code === result.tile;
-    row.append(tileElement(code, last ? { classes: "winning", label: `${tileName(code)}, the winning tile` } : {}));
-    marked = marked || last;
+  for (const group of groups) {
+    const row = el("span", groups.length > 1 ? "tiles small group" : "tiles small");
+    if (groups.length > 1) {
+      row.setAttribute("role", "group");
+      row.setAttribute("aria-label", group.map(tileName).join(", "));
+    }
+    for (const code of group) {
+      const last = winner && !marked && code === result.tile;
+      row.append(tileElement(code, last ? { classes: "winning", label: `${tileName(code)}, the winning tile` } : {}));
+      marked = marked || last;
+    }
+    tiles.append(row);
   }
-  tiles.append(row);
   for (const meld of info.melds) tiles.append(meldElement(meld, names, words, s, true));
   if (info.bonus.length) tiles.append(bonusRow(info.bonus));
   card.append(tiles);
-  const score = result.scores ? result.scores[s] : null;
   if (score) {
     const table = scoreTable(score);
     if (winner) card.append(table);

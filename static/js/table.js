@@ -147,7 +147,7 @@ const socket = new TableSocket({
     }
   },
   onTimedOut(action) {
-    showNotice(`Time ran out: ${timedOutText(action)} for you.`, 8000);
+    showNotice(`Time ran out: ${timedOutText(action)}`, 8000);
   },
   onRefusedHello(refusal) {
     if (refusal.reason === "auth/bad_token") {
@@ -571,12 +571,12 @@ function passOnly() {
   return actions.length > 0 && actions.every((a) => a.type === "pass");
 }
 
-/** What the server did for a seat whose clock ran out: "7 bamboo discarded", "passed". */
+/** What the server did for a seat whose clock ran out: "7 bamboo discarded for you." */
 function timedOutText(action) {
-  if (action.type === "discard") return `${tileName(action.tile)} discarded`;
-  if (action.type === "pass") return "passed";
-  if (action.type === "ready") return "made ready for the next hand";
-  return describe(action);
+  if (action.type === "discard") return `${tileName(action.tile)} discarded for you.`;
+  if (action.type === "pass") return "you passed.";
+  if (action.type === "ready") return "you are ready for the next hand.";
+  return `${describe(action)} for you.`;
 }
 
 function describe(action) {
