@@ -18,6 +18,8 @@ from pagekit import (
 )
 from playwright.sync_api import expect
 
+from game.notation import parse_tiles
+
 pytestmark = pytest.mark.e2e
 
 
@@ -48,11 +50,17 @@ def test_hand_against_bots_played_by_clicking_ends_with_score_and_payments(
     assert result["winner"] is not None, "three wash-outs in a row"
     # every hand revealed: four cards, each with that seat's tiles face up
     expect(panel.locator(".reveal")).to_have_count(4)
+    hand = ".reveal-tiles > .tiles:not(.meld):not(.bonus-row) [data-tile]"  # not the declared sets
     for seat in range(4):
-        shown = panel.locator(f".reveal[data-seat='{seat}'] .reveal-tiles > .tiles").first.locator("[data-tile]")
+        shown = panel.locator(f".reveal[data-seat='{seat}'] {hand}")
         assert same_tiles(codes(shown), concealed_on_server(live, table_id, seat))
     expect(panel.locator("h2")).to_contain_text("wins")
     score = result["scores"][result["winner"]]
+    # the winner's tiles are laid out in the sets and pair that were scored
+    groups = panel.locator(".reveal.winner .reveal-tiles > .group")
+    expect(groups).to_have_count(len(score["groups"]))
+    for group, written in zip(groups.all(), score["groups"], strict=True):
+        assert same_tiles(codes(group.locator("[data-tile]")), [t.code for t in parse_tiles(written)])
     rows = panel.locator(".reveal.winner .score-items tbody tr")
     expect(rows).to_have_count(len(score["items"]))
     for row, item in zip(rows.all(), score["items"], strict=True):
