@@ -5,7 +5,7 @@
 
 import { alertControls, alertFor, announce, clearAlert, setBaseTitle } from "./alerts.js";
 import { TableSocket } from "./protocol.js";
-import { WIND_HAN, WIND_NAMES, parseTiles, setTileStyle, sortTiles, tileElement, tileName, tileRow } from "./tiles.js";
+import { WIND_HAN, WIND_NAMES, parseTiles, setTileStyle, sortTiles, tileElement, tileKey, tileName, tileRow } from "./tiles.js";
 import { backsRow, badge, discardList, el, payments, revealList, seatPanel, signed } from "./render.js";
 import {
   forgetSeat,
@@ -51,6 +51,8 @@ const ui = {
   actions: $("actions"),
   hand: $("hand"),
   autopass: $("autopass"),
+  options: document.querySelector("#controls .options"),
+  sortHand: $("sort-hand"),
   result: $("result"),
   chatLog: $("chat-log"),
   chatForm: $("chat-form"),
@@ -73,6 +75,8 @@ let resultKey = null; // which end-of-hand panel is showing
 let chatKey = "";
 let noticeTimer = null;
 let lastTurnKey = null;
+let handOrder = null; // your own order of your hand's tiles, or null: sorted
+let handDeal = null;
 let tapTwice = loadTapTwice();
 let lifted = null; // the tile a first tap lifted: "window:code:slot"
 let lastClaimKey = null;
@@ -488,6 +492,7 @@ function renderControls(game) {
   ui.hand.replaceChildren();
   ui.autopass.checked = autopass;
   ui.autopass.disabled = me === null;
+  ui.options.hidden = me === null; // a spectator has no claims to pass and no tiles to tap
 
   if (me === null) {
     ui.prompt.textContent = "You are watching: only what every player can see is shown.";
@@ -616,14 +621,49 @@ function addButtons(type, text) {
   });
 }
 
+/**
+ * Your hand in your order: sorted, unless you dragged tiles (or moved them with Alt+←/→) into an
+ * order of your own, which is kept as tiles come and go (a new tile takes its sorted place);
+ * *Sort* goes back to sorted.
+ */
+function arranged(codes) {
+  if (!handOrder) return codes;
+  const left = [...codes];
+  const kept = [];
+  for (const code of handOrder) {
+    const at = left.indexOf(code);
+    if (at >= 0) kept.push(...left.splice(at, 1));
+  }
+  for (const code of left) {
+    const at = kept.findIndex((k) => tileKey(k) > tileKey(code));
+    kept.splice(at < 0 ? kept.length : at, 0, code);
+  }
+  handOrder = kept;
+  return kept;
+}
+
+function moveInHand(from, to) {
+  const codes = [...ui.hand.querySelectorAll(".hand-tiles .tile")].map((t) => t.dataset.tile);
+  if (from < 0 || from >= codes.length || to < 0 || to >= codes.length || from === to) return;
+  const [code] = codes.splice(from, 1);
+  codes.splice(to, 0, code);
+  handOrder = codes;
+  render();
+}
+
 function renderHand(game, focused) {
   const me = mySeat();
   if (me === null) return;
   const view = game.seats[me];
-  const codes = sortTiles(parseTiles(view.concealed || ""));
+  let codes = sortTiles(parseTiles(view.concealed || ""));
   const turn = game.turn;
   const drawn = turn && turn.phase === "turn" && turn.seat === me ? turn.drawn : undefined;
   if (drawn && codes.includes(drawn)) codes.splice(codes.indexOf(drawn), 1);
+  if (handDeal !== game.deal) {
+    handDeal = game.deal; // a new hand starts sorted
+    handOrder = null;
+  }
+  codes = arranged(codes);
   const discardable = new Set(legalOf("discard").map((a) => a.tile));
   const row = el("div", "tiles hand-tiles");
   const make = (code, extra) => {
@@ -654,8 +694,22 @@ function renderHand(game, focused) {
     }
     return tile;
   };
-  for (const code of codes) row.append(make(code, ""));
+  codes.forEach((code, i) => {
+    const tile = make(code, "");
+    tile.draggable = true; // drag a tile onto another to move it there
+    tile.addEventListener("dragstart", (event) => {
+      event.dataTransfer.setData("text/plain", String(i));
+      event.dataTransfer.effectAllowed = "move";
+    });
+    tile.addEventListener("dragover", (event) => event.preventDefault());
+    tile.addEventListener("drop", (event) => {
+      event.preventDefault();
+      moveInHand(Number(event.dataTransfer.getData("text/plain")), i);
+    });
+    row.append(tile);
+  });
   ui.hand.append(row);
+  ui.sortHand.hidden = !handOrder;
   if (drawn) {
     const apart = el("div", "tiles drawn-slot");
     apart.append(make(drawn, "drawn"));
@@ -679,10 +733,30 @@ function focusHand(which) {
   buttons[i].focus();
 }
 
+ui.sortHand.addEventListener("click", () => {
+  handOrder = null;
+  render();
+});
+
 ui.hand.addEventListener("keydown", (event) => {
   const buttons = [...ui.hand.querySelectorAll("button.tile")];
   const i = buttons.indexOf(document.activeElement);
   if (i < 0) return;
+  if (event.altKey && (event.key === "ArrowLeft" || event.key === "ArrowRight")) {
+    event.preventDefault(); // move the tile within your hand
+    const tiles = [...ui.hand.querySelectorAll(".hand-tiles .tile")];
+    const at = tiles.indexOf(document.activeElement);
+    if (at < 0) return;
+    const to = event.key === "ArrowLeft" ? at - 1 : at + 1;
+    moveInHand(at, to);
+    const moved = [...ui.hand.querySelectorAll(".hand-tiles .tile")][Math.max(0, Math.min(to, tiles.length - 1))];
+    if (moved && moved.tagName === "BUTTON") {
+      for (const b of ui.hand.querySelectorAll("button.tile")) b.tabIndex = -1;
+      moved.tabIndex = 0;
+      moved.focus();
+    }
+    return;
+  }
   let next = null;
   if (event.key === "ArrowRight" || event.key === "ArrowDown") next = (i + 1) % buttons.length;
   else if (event.key === "ArrowLeft" || event.key === "ArrowUp") next = (i - 1 + buttons.length) % buttons.length;

@@ -68,3 +68,22 @@ def test_on_a_phone_the_hand_stays_on_screen_and_nothing_scrolls_sideways(live: 
     zone_box, hand_box = zone.bounding_box(), hand.bounding_box()
     assert zone_box is not None and hand_box is not None
     assert zone_box["y"] + zone_box["height"] <= page.locator("#controls").bounding_box()["y"] + 1  # type: ignore[index]
+
+
+def test_a_player_drags_tiles_into_an_order_of_their_own_and_sorts_again(live: LiveServer, new_page: Any) -> None:
+    page = new_page()
+    create_table(page, live.url, "Ann")
+    fill_with_bots_and_start(page)
+    hand = page.locator("#hand .hand-tiles .tile")
+    expect(hand.first).to_be_visible()
+    before = [hand.nth(i).get_attribute("data-tile") for i in range(hand.count())]
+    expect(page.locator("#sort-hand")).to_be_hidden()
+    hand.nth(0).drag_to(hand.nth(4))
+    after = [hand.nth(i).get_attribute("data-tile") for i in range(hand.count())]
+    assert after == [*before[1:5], before[0], *before[5:]]
+    hand.nth(4).focus()
+    page.keyboard.press("Alt+ArrowLeft")  # and from the keyboard
+    moved = [hand.nth(i).get_attribute("data-tile") for i in range(hand.count())]
+    assert moved == [*before[1:4], before[0], before[4], *before[5:]]
+    page.locator("#sort-hand").click()
+    assert [hand.nth(i).get_attribute("data-tile") for i in range(hand.count())] == before
