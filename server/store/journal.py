@@ -349,6 +349,7 @@ def game_row(table: StoredTable) -> dict[str, Any]:
         "overrides": dict(s.ruleset.overrides),
         "timers": s.timers.to_json(),
         "public": s.public,
+        "hints": s.hints,
         "seed": table.seed,
         "status": "waiting",
         "owner_seat": None,
@@ -463,7 +464,7 @@ def _winning_value(event: dict[str, Any]) -> int | None:
 
 async def _stored(session: AsyncSession, game: GameRow) -> StoredTable:
     settings = TableSettings(
-        game.name, ruleset(game.ruleset, game.overrides), Timers.from_json(game.timers), game.public
+        game.name, ruleset(game.ruleset, game.overrides), Timers.from_json(game.timers), game.public, game.hints
     )
     seats: list[SeatRecord | None] = [None] * 4
     for row in await session.scalars(select(SeatRow).where(SeatRow.game_id == game.id)):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Boolean, DateTime, ForeignKey, Index, Integer, MetaData, String, Text
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, ForeignKey, Index, Integer, MetaData, String, Text, false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
@@ -120,6 +120,7 @@ class GameRow(Base):
     overrides: Mapped[dict[str, Any]]
     timers: Mapped[dict[str, Any]]
     public: Mapped[bool] = mapped_column(Boolean)
+    hints: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())  # the ready hint
     seed: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(10))  # waiting, playing, over (indexed with created_at)
     owner_seat: Mapped[int | None] = mapped_column(Integer)

@@ -88,6 +88,7 @@ class TableSettings:
     ruleset: Ruleset
     timers: Timers = field(default_factory=Timers)
     public: bool = True
+    hints: bool = False  # the ready hint: a ready hand sees its waits and their unseen copies (game.hints)
 
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> TableSettings:
@@ -113,4 +114,7 @@ class TableSettings:
         public = data.get("public", True)
         if not isinstance(public, bool):
             raise TableError("table/bad_visibility", "public must be true or false")
-        return cls(name, chosen, Timers.from_json(data.get("timers")), public)
+        hints = data.get("hints", False)
+        if not isinstance(hints, bool):
+            raise TableError("table/bad_hints", "hints must be true or false")
+        return cls(name, chosen, Timers.from_json(data.get("timers")), public, hints)

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from game.game import GamePhase
+from game.hints import ready_hint
 from game.view import ViewCache, views
 
 if TYPE_CHECKING:
@@ -53,10 +55,17 @@ class TableState:
         chat = self._chat
         if len(chat) != len(actor.chat) or (chat and chat[-1] is not actor.chat[-1]):  # a line was added
             chat = self._chat = list(actor.chat)
-        return {
+        documents: dict[int | None, dict[str, object]] = {
             seat: {"seat": seat, "table": table, "game": games.get(seat), "clock": clock, "chat": chat}
             for seat in wanted
         }
+        game = actor.game
+        if actor.settings.hints and game is not None and game.phase is GamePhase.DEAL and not game.deal.over:
+            for seat in wanted:  # the ready hint: from what this seat sees, for this seat alone
+                if seat is not None:
+                    hint = ready_hint(game.deal, seat)
+                    documents[seat]["hint"] = [{"tile": t.code, "unseen": n} for t, n in hint]
+        return documents
 
     def public(self) -> dict[str, object]:
         """The table as anyone may see it, in the lobby list too."""

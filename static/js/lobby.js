@@ -132,6 +132,7 @@ async function createTable(event) {
     overrides,
     timers,
     public: f.get("public") === "on",
+    hints: f.get("hints") === "on",
   };
   const button = form.querySelector("button[type=submit]");
   button.disabled = true;

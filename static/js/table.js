@@ -53,6 +53,7 @@ const ui = {
   autopass: $("autopass"),
   options: document.querySelector("#controls .options"),
   sortHand: $("sort-hand"),
+  hint: $("hint"),
   result: $("result"),
   chatLog: $("chat-log"),
   chatForm: $("chat-form"),
@@ -546,6 +547,7 @@ function renderControls(game) {
     }
   }
   renderHand(game, focused);
+  renderHint();
   const turnKey = `${game.deal}:${state.clock.window}`;
   if (mine && turnKey !== lastTurnKey) {
     const active = document.activeElement;
@@ -649,6 +651,19 @@ function moveInHand(from, to) {
   codes.splice(to, 0, code);
   handOrder = codes;
   render();
+}
+
+/** The ready hint (if the table offers it): your waits, each with how many you have not seen. */
+function renderHint() {
+  const hint = state.hint || [];
+  ui.hint.hidden = hint.length === 0;
+  if (!hint.length) return;
+  ui.hint.replaceChildren(el("strong", null, "Ready, waiting on: "));
+  for (const { tile, unseen } of hint) {
+    const item = el("span", "wait");
+    item.append(tileElement(tile, { classes: "mini" }), el("span", "unseen", `${unseen} unseen`));
+    ui.hint.append(item);
+  }
 }
 
 function renderHand(game, focused) {
