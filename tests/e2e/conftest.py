@@ -45,11 +45,18 @@ def browser() -> Iterator[Any]:
             browser.close()
 
 
+def on_console(message: Any, problems: list[str]) -> None:
+    """A console error is a problem, except the browser's own note of an HTTP error status (a page
+    that asks for a missing player, say, and says so itself)."""
+    if message.type == "error" and not message.text.startswith("Failed to load resource"):
+        problems.append(f"console error: {message.text}")
+
+
 @pytest.fixture
 def new_page(browser: Any) -> Iterator[Any]:
     """Open pages in fresh browser contexts (separate storage, like separate people); all closed after."""
     contexts: list[Any] = []
-    problems: list[str] = []  # dialogs and uncaught script errors: each fails the test
+    problems: list[str] = []  # dialogs, uncaught script errors and console errors: each fails the test
 
     def open_page(width: int = 1280, height: int = 900, *, bypass_csp: bool = False) -> Any:
         context = browser.new_context(viewport={"width": width, "height": height}, bypass_csp=bypass_csp)
@@ -63,6 +70,7 @@ def new_page(browser: Any) -> Iterator[Any]:
 
         page.on("dialog", on_dialog)
         page.on("pageerror", lambda error: problems.append(f"script error: {error}"))
+        page.on("console", lambda msg: on_console(msg, problems))
         return page
 
     yield open_page

@@ -23,20 +23,18 @@ from game.notation import parse_tiles
 pytestmark = pytest.mark.e2e
 
 
+@pytest.mark.parametrize("width, height", [(1366, 768), (360, 740)], ids=["laptop", "phone"])
 def test_hand_against_bots_played_by_clicking_ends_with_score_and_payments(
-    live: LiveServer, new_page: Any, artifacts: Path
+    live: LiveServer, new_page: Any, artifacts: Path, width: int, height: int
 ) -> None:
-    page = new_page(1280, 900)
+    page = new_page(width, height)
     page.goto(live.url + "/")
-    page.screenshot(path=artifacts / "lobby-desktop.png", full_page=True)
+    page.screenshot(path=artifacts / f"lobby-{width}.png", full_page=True)
     table_id = create_table(page, live.url, "Ann")
     fill_with_bots_and_start(page)
     page.check("#autopass")  # claims pass themselves; a win is still offered
     expect(page.locator("#hand button.tile").first).to_be_visible()
-    page.screenshot(path=artifacts / "table-desktop.png", full_page=True)
-    page.set_viewport_size({"width": 360, "height": 780})
-    page.screenshot(path=artifacts / "table-360.png", full_page=True)
-    page.set_viewport_size({"width": 1280, "height": 900})
+    page.screenshot(path=artifacts / f"table-{width}.png", full_page=True)
 
     panel = page.locator("#result")
     for _ in range(3):  # a wash-out scores nothing: play on to a hand somebody wins
@@ -75,9 +73,7 @@ def test_hand_against_bots_played_by_clicking_ends_with_score_and_payments(
         expect(row.locator(".text")).to_have_text(payment["text"])
     expect(panel.locator(".changes li")).to_have_count(4)
     expect(panel.locator("button[data-action=ready]")).to_be_visible()
-    page.screenshot(path=artifacts / "end-desktop.png", full_page=True)
-    page.set_viewport_size({"width": 360, "height": 780})
-    page.screenshot(path=artifacts / "end-360.png", full_page=True)
+    page.screenshot(path=artifacts / f"end-{width}.png", full_page=True)
 
     # the next hand starts from the panel's button
     page.locator("#result button[data-action=ready]").click()
