@@ -10,24 +10,32 @@ from typing import Any
 import pytest
 from browserkit import LiveServer
 from pagekit import eventually, server_view
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.e2e
 
 
-def test_a_finished_game_shows_the_final_standings(live: LiveServer, new_page: Any, artifacts: Path) -> None:
-    player = new_page()
-    api = player.request
+def quick_game(live: LiveServer, page: Page) -> dict[str, Any]:
+    """An East round of Ann (not at the table: with no grace a bot plays for her) and three bots,
+    started; Ann's seat (``table``, ``token``)."""
+    api = page.request
     body = {
-        "name": "Quick game",
+        "name": "Quick",
         "player": "Ann",
         "overrides": {"game_length": "east"},
         "timers": {"bot_delay": 0, "grace": 0},
     }
-    seat = api.post(f"{live.url}/api/tables", data=body).json()
+    seat: dict[str, Any] = api.post(f"{live.url}/api/tables", data=body).json()
     table_id, token = seat["table"], seat["token"]
     assert api.post(f"{live.url}/api/tables/{table_id}/bots", data={"token": token}).ok
     assert api.post(f"{live.url}/api/tables/{table_id}/start", data={"token": token}).ok
+    return seat
+
+
+def test_a_finished_game_shows_the_final_standings(live: LiveServer, new_page: Any, artifacts: Path) -> None:
+    player = new_page()
+    seat = quick_game(live, player)
+    table_id = seat["table"]
 
     # Someone watches on a phone. Ann's browser holds her token; she comes to the table, then leaves
     # it: with no grace, a bot plays her seat, and as someone is still at the table (watching) the
@@ -61,17 +69,8 @@ def test_a_finished_game_shows_the_final_standings(live: LiveServer, new_page: A
 
 def test_the_owner_plays_again_with_the_same_seats(live: LiveServer, new_page: Any) -> None:
     ann = new_page()
-    api = ann.request
-    body = {
-        "name": "Again",
-        "player": "Ann",
-        "overrides": {"game_length": "east"},
-        "timers": {"bot_delay": 0, "grace": 0},
-    }
-    seat = api.post(f"{live.url}/api/tables", data=body).json()
-    table_id, token = seat["table"], seat["token"]
-    assert api.post(f"{live.url}/api/tables/{table_id}/bots", data={"token": token}).ok
-    assert api.post(f"{live.url}/api/tables/{table_id}/start", data={"token": token}).ok
+    seat = quick_game(live, ann)
+    table_id = seat["table"]
     watcher = new_page(360, 780)  # someone watches, so the table plays on while Ann's seat is a bot's
     watcher.goto(f"{live.url}/t/{table_id}")
     eventually(lambda: live.call(lambda: live.lobby.get(table_id).status) == "over", "the game to end", timeout=40)
