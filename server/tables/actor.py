@@ -140,6 +140,8 @@ class TableActor:
         self.adjourn_after = ADJOURN_AFTER
         self._empty_since: float | None = None  # when the last seated person's last socket closed
         self._presence_timer: Timer | None = None
+        # People's answers kept until the fair pause ends (R6.9), with the socket and request to answer.
+        self.held: dict[int, tuple[Action, Connection, int]] = {}
         self.rematch: str | None = None  # the table where the same seats play again
         self._rematching = False
         self.state = TableState(self)
@@ -707,14 +709,15 @@ class TableActor:
                     "window/stale",
                     f"that was for decision {msg.window!r}, which has closed; the current one is {self.window}",
                 )
+            if self._pause_timer is not None and self._pausing(self.game):
+                self._hold(conn, msg.request, msg.action)  # R6.9: nothing is decided before the pause ends
+                window = self.game.deal.window
+                assert window is not None
+                if all(s in self.held for s in window.options if not self._robot(s)):
+                    await self._end_pause(self.window)  # every person asked has answered: no need to wait
+                return
             self._ack = (conn, msg.request)  # `_publish` folds it into the sender's diff
             await self._apply(conn.seat, msg.action)
-            game = self.game
-            if game is not None and self._pausing(game) and self.window == msg.window:
-                window = game.deal.window
-                assert window is not None
-                if all(s in window.answers for s in window.options if not self._robot(s)):
-                    await self._end_pause(self.window)  # every person has answered: no need to wait
         except TableError as exc:
             self._ack = None
             conn.send(encode("refused", {"id": msg.request, **exc.to_json()}))
@@ -722,6 +725,26 @@ class TableActor:
         if self._ack is not None:  # the action changed nothing this socket sees: a bare ack
             self._ack = None
             conn.send(encode("ack", {"id": msg.request}))
+
+    def _hold(self, conn: Connection, request: int, raw: object) -> None:
+        """Keep a person's answer to a claim window until the fair pause ends (R6.9): applied now, a
+        claim that nothing can outrank would close the window at once, and everyone would learn how
+        early it closed that no other seat could have won on the tile. Only the answering seat sees
+        its answer held (``answer`` in its state); the answer is acknowledged once it is applied and
+        stored, when the pause ends, so a crash meanwhile loses nothing that was acknowledged.
+
+        :raises TableError: for an action that is not one of the seat's options, or a second answer.
+        """
+        game = self.game
+        assert game is not None and conn.seat is not None
+        try:
+            action = Action.from_json(raw)
+        except RulesError as exc:
+            raise TableError(exc.code, str(exc)) from None
+        if conn.seat in self.held or action not in game.legal_actions(conn.seat):
+            raise TableError("action/not_offered", "that is not one of your answers to this claim (or you answered)")
+        self.held[conn.seat] = (action, conn, request)
+        self._publish(only=conn.seat)
 
     async def _apply(self, seat: int, action: object, auto: str | None = None, *, publish: bool = True) -> None:
         """Apply an action through the engine, record it, then tell everyone (unless not ``publish``:
@@ -803,6 +826,9 @@ class TableActor:
         marker = self._decision_marker(game)
         if marker is self._marker or (isinstance(marker, tuple) and marker == self._marker):
             return False
+        for _action, conn, request in self.held.values():  # a window that closed: their answers are moot
+            conn.send(encode("refused", {"id": request, "reason": "window/stale", "message": "the window closed"}))
+        self.held.clear()
         window = self.window
         while window == self.window:
             window = secrets.randbelow(MAX_ID) + 1
@@ -846,10 +872,11 @@ class TableActor:
         self._pause_timer = None
         if self._pausing(game):
             # R6.9: the pause lasts the same whoever holds what; with no person to wait for, as long
-            # as a bot thinks.
+            # as a bot thinks. (Not lengthened after a restart: whoever may claim keeps the claim
+            # time, which is; a seat with nothing but pass loses nothing by passing.)
             people = [s for s in game.to_act() if not self._robot(s)]
             wait = timers.pause if people else min(timers.pause, timers.bot_delay)
-            self._pause_timer = self._post_at(self.clock.now() + wait + extra, PauseOver(window))
+            self._pause_timer = self._post_at(self.clock.now() + wait, PauseOver(window))
 
     @staticmethod
     def _pausing(game: Game) -> bool:
@@ -879,7 +906,30 @@ class TableActor:
         self._pause_timer = None
         claim = game.deal.window
         answered = False
+        acks: list[tuple[Connection, int]] = []
         try:
+            # First the answers people gave during the pause, as they came: the window may close on
+            # one of them (then the rest are moot, as they would have been had they come later).
+            for seat, (action, conn, request) in list(self.held.items()):
+                if game.phase is not GamePhase.DEAL or game.deal.window is not claim:
+                    break
+                try:
+                    await self._apply(seat, action.to_json(), publish=False)
+                except TableError as exc:
+                    if exc.reason == "server/storage":
+                        self._pause_timer = self._retry(attempt, PauseOver(window, attempt + 1))
+                        return
+                    conn.send(encode("refused", {"id": request, **exc.to_json()}))
+                else:
+                    acks.append((conn, request))
+                del self.held[seat]
+                answered = True
+                game = self.game
+                assert game is not None
+            for _action, conn, request in self.held.values():  # the window closed before they counted
+                stale = TableError("window/stale", "the claim window closed before your answer counted")
+                conn.send(encode("refused", {"id": request, **stale.to_json()}))
+            self.held.clear()
             for seat in list(game.to_act()):
                 if game.phase is not GamePhase.DEAL or game.deal.window is not claim:
                     return  # the window closed
@@ -901,6 +951,8 @@ class TableActor:
         finally:
             if answered:
                 self._after_change()
+            for conn, request in acks:  # after the diff that shows each answer applied
+                conn.send(encode("ack", {"id": request}))
 
     def _schedule_bots(self) -> None:
         game = self.game

@@ -59,6 +59,9 @@ class TableState:
             seat: {"seat": seat, "table": table, "game": games.get(seat), "clock": clock, "chat": chat}
             for seat in wanted
         }
+        for held, (action, _conn, _request) in actor.held.items():  # held for the fair pause: its seat's alone
+            if held in documents:
+                documents[held]["answer"] = action.to_json()
         game = actor.game
         if actor.settings.hints and game is not None and game.phase is GamePhase.DEAL and not game.deal.over:
             for seat in wanted:  # the ready hint: from what this seat sees, for this seat alone

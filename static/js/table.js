@@ -111,6 +111,13 @@ function mySeat() {
   return state ? state.seat : null;
 }
 
+/** Your answer to the open claim window: the engine's, or the one the server holds until the fair
+ * pause ends (R6.9), so that nobody's answer closes the window early. */
+function myAnswer() {
+  const turn = state && state.game ? state.game.turn : null;
+  return (turn && turn.answer) || (state && state.answer) || null;
+}
+
 function legal() {
   return state && state.game ? state.game.legal_actions : [];
 }
@@ -521,7 +528,7 @@ function renderControls(game) {
       if (passOnly()) ask = " — nothing for you; play goes on in a moment.";
       ui.prompt.append(el("span", "claim-ask", ask));
     }
-    if (turn.answer) ui.prompt.append(el("span", "answered", ` You chose ${describe(turn.answer)}; waiting for the others.`));
+    if (myAnswer()) ui.prompt.append(el("span", "answered", ` You chose ${describe(myAnswer())}; waiting for the others.`));
   }
 
   // the buttons, in the order of R6.2's priority
@@ -540,9 +547,9 @@ function renderControls(game) {
     const n = legalOf(choosing).length;
     ui.actions.append(el("p", "choose-hint", `Press 1–${n} to choose the ${choosing}, Esc to cancel.`));
   }
-  if (turn.answer) {
+  if (myAnswer()) {
     for (const button of ui.actions.querySelectorAll("button")) {
-      const pressed = button.dataset.answer === JSON.stringify(turn.answer);
+      const pressed = button.dataset.answer === JSON.stringify(myAnswer());
       button.setAttribute("aria-pressed", String(pressed));
     }
   }
@@ -557,7 +564,7 @@ function renderControls(game) {
   }
   lastTurnKey = mine ? turnKey : null;
   // a claim for you to answer: bring its buttons into view and under the keyboard
-  const asked = turn.phase !== "turn" && actions.length > 0 && !turn.answer && !passOnly();
+  const asked = turn.phase !== "turn" && actions.length > 0 && !myAnswer() && !passOnly();
   const willPass = autopass && !legalOf("win").length;
   const claimKey = asked ? turnKey : null;
   if (claimKey && claimKey !== lastClaimKey && !willPass) {
@@ -566,7 +573,7 @@ function renderControls(game) {
     if (first && (!active || active === document.body || ui.board.contains(active))) first.focus();
   }
   lastClaimKey = claimKey;
-  if (legalOf("win").length && !turn.answer) alertFor(`win:${turnKey}`, "You can win!", { urgent: true });
+  if (legalOf("win").length && !myAnswer()) alertFor(`win:${turnKey}`, "You can win!", { urgent: true });
   else if (mine) alertFor(`turn:${turnKey}`, "Your turn");
   else if (asked && !willPass) alertFor(`claim:${turnKey}`, "You can claim");
   else clearAlert();
@@ -908,7 +915,7 @@ function standings(game, names) {
 function autoPass(game) {
   if (!autopass || mySeat() === null || busy) return;
   const turn = game.turn;
-  if (!turn || (turn.phase !== "claim" && turn.phase !== "rob") || turn.answer) return;
+  if (!turn || (turn.phase !== "claim" && turn.phase !== "rob") || myAnswer()) return;
   if (legalOf("win").length || !legalOf("pass").length) return; // never pass up a win for you
   const window = state.clock.window;
   if (autoPassed === window) return;

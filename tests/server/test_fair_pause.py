@@ -132,3 +132,62 @@ async def test_without_the_pause_they_can() -> None:
     differ = [seat for seat in a if a[seat] != b[seat]]
     assert differ == sorted(a)  # every other seat learns of X's pair from the window
     assert any('"claim"' in raw for _, raw in a[0]) or any('"claim"' in raw for _, raw in a[1])
+
+
+def _lone_pung(game: Game) -> bool:
+    """A window is open, X may pung its tile and no other seat may claim it (so a pung answered at
+    once could not be outranked)."""
+    window = game.deal.window
+    if window is None or not any(a.type is ActionType.PUNG for a in window.options.get(X, ())):
+        return False
+    return all(a.type is ActionType.PASS for s in window.options if s != X for a in window.options[s])
+
+
+def _find_lone_pung() -> int:
+    """A seed whose scripted play reaches `_lone_pung`."""
+    for seed in range(200):
+        game = Game(Rules(flowers=False, claim_pause=True), seed)
+        while game.phase is GamePhase.DEAL and game.deal.wall.live_count > 20:
+            if _lone_pung(game):
+                return seed
+            seat = game.to_act()[0]
+            game.apply(seat, _scripted(game, seat))
+    raise AssertionError("no suitable deal in 200 seeds")
+
+
+async def test_an_answer_nothing_can_outrank_waits_for_the_pause_like_any_other() -> None:
+    """Applied at once, X's pung would close the window before the pause ends, telling everyone that
+    nobody else could have claimed the tile. It is held for X alone (shown as X's answer) and
+    applied, then acknowledged, when the pause ends."""
+    seed = _find_lone_pung()
+    kit = Kit()
+    overrides = {"flowers": False, "claim_pause": True}
+    actor, clients = await kit.table(humans=4, seed=seed, timers=TIMERS, overrides=overrides)
+    for _ in range(1000):
+        game = actor.game
+        if _lone_pung(game):
+            break
+        for seat in game.to_act():  # everyone passes a window at once (each answer is held till the last)
+            actor.post(_act(clients[seat], _scripted(game, seat), actor.window))
+        await kit.settle(actor)
+    else:
+        raise AssertionError("the table never reached the window")
+    for c in clients:
+        c.pump()
+    pung = next(a for a in actor.game.legal_actions(X) if a.type is ActionType.PUNG)
+    asked = kit.clock.now()
+    request = clients[X].act(pung.to_json())
+    await kit.advance(actor, PAUSE / 4)
+    assert [c.pump() for s, c in enumerate(clients) if s != X] == [[], [], []]  # the others see nothing yet
+    clients[X].pump()
+    assert clients[X].state["answer"] == pung.to_json()
+    assert request not in clients[X].answers  # not acknowledged before it is applied and stored
+    assert actor.game.deal.window is not None
+    while actor.game.deal.window is not None:
+        await kit.advance(actor, STEP)
+    assert kit.clock.now() - asked >= PAUSE  # the window closed when the pause ended, not before
+    for c in clients:
+        c.pump()
+    assert clients[X].answers[request]["t"] == "ack"
+    assert "answer" not in clients[X].state
+    assert any(m["kind"] == "pung" for m in clients[0].state["game"]["seats"][X]["melds"])

@@ -47,7 +47,7 @@ async def _connect(server: ServerProcess, table: str, tokens: list[str]) -> list
 def _move(client: LiveClient) -> dict[str, Any] | None:
     """A hurried human's move: win when offered, pass claims, discard the drawn tile, get ready."""
     legal = client.legal
-    if not legal or "answer" in (client.game["turn"] or {}):  # answered this window already
+    if not legal or "answer" in (client.game["turn"] or {}) or "answer" in client.state:  # answered already
         return None
     types = {a["type"]: a for a in legal}
     if "win" in types or "pass" in types or "ready" in types:
@@ -60,9 +60,19 @@ def _move(client: LiveClient) -> dict[str, Any] | None:
 async def _play(clients: list[LiveClient], actions: int, *, until_between: bool = False) -> int:
     done = 0
     while done < actions:
-        movers = [(c, m) for c in clients if (m := _move(c)) is not None]
-        if not movers or (until_between and clients[0].game["phase"] != "deal"):
+        if until_between and clients[0].game["phase"] != "deal":
             break
+        movers = [(c, m) for c in clients if (m := _move(c)) is not None]
+        if not movers:
+            # Everyone has answered a claim window: it stays open for the fair pause (R6.9).
+            mark = [len(c.received) for c in clients]
+            try:
+                await clients[0].wait_for(
+                    lambda: any(len(c.received) > m for c, m in zip(clients, mark, strict=True)), "the pause to end", 5
+                )
+            except AssertionError:
+                break
+            continue
         client, move = movers[0]
         answer = await client.act(move)
         while answer["t"] == "refused" and answer["d"]["reason"] == "rate/limited":
