@@ -1,0 +1,164 @@
+"""What a bot may know: one seat's :func:`game.view.view`, read into typed fields (R12).
+
+A :class:`SeatView` is built from the view document alone, plus the table's rules (public: every
+player is told them). Bots decide from it and from nothing else, so a bot cannot look at another
+seat's concealed tiles or the wall even by mistake: those are not in the document.
+
+>>> from game.game import Game
+>>> seen = SeatView.of(Game(seed=1), 0)
+>>> seen.seat, sum(seen.hand) + sum(len(b) for b in seen.bonus[:1]) >= 14, seen.wall_live > 0
+(0, True, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from game.actions import Action
+from game.game import Game
+from game.notation import parse_tiles
+from game.rules import Rules
+from game.tiles import NUM_PLAYING_KINDS, Tile
+from game.view import view
+
+__all__ = ["SeatView", "SeenMeld", "SeenDiscard"]
+
+
+@dataclass(frozen=True, slots=True)
+class SeenMeld:
+    """A set on the table as every seat sees it."""
+
+    kind: str  # "chow", "pung" or "kong"
+    tiles: tuple[Tile, ...]
+    exposed: bool  # false only for a concealed kong
+    claimed: Tile | None = None  # the discard taken to make it
+    source: int | None = None  # the seat that discarded it
+
+    @property
+    def tile(self) -> Tile:
+        """The lowest tile (the tile of a pung or kong)."""
+        return self.tiles[0]
+
+
+@dataclass(frozen=True, slots=True)
+class SeenDiscard:
+    """One discard, in the order played."""
+
+    seat: int
+    tile: Tile
+    claimed_by: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One seat's view of the table, typed. Counts are vectors over the 34 playing kinds."""
+
+    seat: int
+    rules: Rules
+    phase: str  # the game's phase: "deal", "between" or "over"
+    deal: int  # the deal's number in the game
+    round_wind: Tile
+    dealer: int
+    winds: tuple[Tile, Tile, Tile, Tile]  # each seat's wind
+    scores: tuple[int, int, int, int]
+    tile_counts: tuple[int, int, int, int]  # how many concealed tiles each seat holds
+    hand: tuple[int, ...]  # this seat's concealed tiles (the drawn tile included), as 34 counts
+    drawn: Tile | None  # the tile this seat just drew, in its own turn
+    melds: tuple[tuple[SeenMeld, ...], ...]  # per seat
+    bonus: tuple[tuple[Tile, ...], ...]  # per seat
+    discards: tuple[SeenDiscard, ...]
+    wall_live: int
+    wall_dead: int
+    turn: str | None  # "turn", "claim", "rob", or None between deals
+    current: int | None  # whose turn it is (in a turn)
+    offered: Tile | None  # the tile a claim window is about
+    offered_by: int | None  # the seat that discarded it (or is adding the kong)
+    legal: tuple[Action, ...]
+    visible: tuple[int, ...] = field(default=(), compare=False)  # copies of each kind this seat can see
+
+    @classmethod
+    def of(cls, game: Game, seat: int) -> SeatView:
+        """``seat``'s view of ``game``: built from :func:`game.view.view` and the rules alone."""
+        return cls.read(view(game, seat), game.rules)
+
+    @classmethod
+    def read(cls, doc: Mapping[str, Any], rules: Rules) -> SeatView:
+        """Read a seat's view document (the JSON a player's browser gets as ``state.game``)."""
+        seat = doc["seat"]
+        if not isinstance(seat, int):
+            raise ValueError("a spectator's view has no seat to decide for")
+        seats = doc["seats"]
+        hand = [0] * NUM_PLAYING_KINDS
+        for t in parse_tiles(seats[seat].get("concealed", "")):
+            hand[t] += 1
+        melds = tuple(tuple(_meld(m) for m in s["melds"]) for s in seats)
+        discards = tuple(
+            SeenDiscard(d["seat"], Tile.parse(d["tile"]), d.get("claimed_by")) for d in doc["discards"]
+        )
+        turn = doc.get("turn") or {}
+        phase = turn.get("phase")
+        offered = turn.get("tile") if phase in ("claim", "rob") else None
+        visible = list(hand)
+        for d in discards:
+            if d.claimed_by is None:  # a claimed discard is counted in the set it went into
+                visible[d.tile] += 1
+        for seat_melds in melds:
+            for m in seat_melds:
+                for t in m.tiles:
+                    visible[t] += 1
+        if offered is not None and phase == "rob":
+            visible[Tile.parse(offered)] += 1  # the tile being added to a kong is shown
+        drawn = turn.get("drawn")
+        return cls(
+            seat=seat,
+            rules=rules,
+            phase=doc["phase"],
+            deal=doc["deal"],
+            round_wind=Tile.parse(doc["round_wind"]),
+            dealer=doc["dealer"],
+            winds=_four(Tile.parse(s["wind"]) for s in seats),
+            scores=_four(s["score"] for s in seats),
+            tile_counts=_four(s["tiles"] for s in seats),
+            hand=tuple(hand),
+            drawn=Tile.parse(drawn) if drawn else None,
+            melds=melds,
+            bonus=tuple(tuple(Tile.parse(b) for b in s["bonus"]) for s in seats),
+            discards=discards,
+            wall_live=doc["wall"]["live"],
+            wall_dead=doc["wall"]["dead"],
+            turn=phase,
+            current=turn.get("seat") if phase == "turn" else None,
+            offered=Tile.parse(offered) if offered else None,
+            offered_by=turn.get("from") if offered else None,
+            legal=tuple(Action.from_json(a) for a in doc["legal_actions"]),
+            visible=tuple(visible),
+        )
+
+    @property
+    def unseen(self) -> tuple[int, ...]:
+        """Copies of each kind this seat has not seen (in the wall or other seats' hands)."""
+        return tuple(max(0, 4 - v) for v in self.visible)
+
+    @property
+    def open(self) -> bool:
+        """Whether this seat has claimed a set, so its hand is no longer concealed (R7.6)."""
+        return any(m.exposed for m in self.melds[self.seat])
+
+
+def _meld(doc: Mapping[str, Any]) -> SeenMeld:
+    claimed = doc.get("claimed")
+    return SeenMeld(
+        kind=doc["kind"],
+        tiles=tuple(parse_tiles(doc["tiles"])),
+        exposed=bool(doc["exposed"]),
+        claimed=Tile.parse(claimed) if claimed else None,
+        source=doc.get("from"),
+    )
+
+
+def _four(items: Any) -> Any:
+    out = tuple(items)
+    assert len(out) == 4
+    return out
