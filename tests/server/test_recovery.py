@@ -68,7 +68,9 @@ async def _play(clients: list[LiveClient], actions: int, *, until_between: bool 
             mark = [len(c.received) for c in clients]
             try:
                 await clients[0].wait_for(
-                    lambda: any(len(c.received) > m for c, m in zip(clients, mark, strict=True)), "the pause to end", 5
+                    lambda mark=mark: any(len(c.received) > m for c, m in zip(clients, mark, strict=True)),
+                    "the pause to end",
+                    5,
                 )
             except AssertionError:
                 break
