@@ -75,17 +75,25 @@ async def _play(clients: list[LiveClient], actions: int, *, until_between: bool 
             except AssertionError:
                 break
             continue
-        client, move = movers[0]
-        answer = await client.act(move)
-        while answer["t"] == "refused" and answer["d"]["reason"] == "rate/limited":
-            await asyncio.sleep(0.2)  # back off as a client must (10 messages/s): the bucket refills with time
-            answer = await client.act(move)
-        assert answer["t"] == "ack", answer
-        window: int = client.state["clock"]["window"]
+        if (movers[0][0].game["turn"] or {}).get("phase") not in ("claim", "rob"):
+            movers = movers[:1]
+        movers = movers[: actions - done]
+        # Everyone asked answers a claim window at once, as people do: an answer in the fair pause is
+        # acknowledged only when the pause ends or every person asked has answered (R6.9).
+        window: int = movers[0][0].state["clock"]["window"]
+        await asyncio.gather(*(_act(client, move) for client, move in movers))
         for c in clients:
             await c.wait_for(lambda c=c, w=window: _held(c, w), "the update")
-        done += 1
+        done += len(movers)
     return done
+
+
+async def _act(client: LiveClient, move: dict[str, Any]) -> None:
+    answer = await client.act(move)
+    while answer["t"] == "refused" and answer["d"]["reason"] == "rate/limited":
+        await asyncio.sleep(0.2)  # back off as a client must (10 messages/s): the bucket refills with time
+        answer = await client.act(move)
+    assert answer["t"] == "ack", answer
 
 
 def _held(client: LiveClient, window: int) -> bool:
