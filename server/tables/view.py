@@ -5,23 +5,70 @@ the table around it (names, who is here, timers, the clock, chat). The game part
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
-from game.game import GamePhase
+from game.actions import Action
+from game.game import Game, GamePhase
 from game.hints import ready_hint
 from game.view import ViewCache, views
+from server.tables.settings import TableSettings
 
-if TYPE_CHECKING:
-    from server.tables.actor import TableActor
+__all__ = ["TableState", "ViewedSeat", "ViewedTable"]
 
-__all__ = ["TableState"]
+
+class ViewedSeat(Protocol):
+    """What the state document shows of a seat (`server.tables.actor.SeatState` is one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def bot(self) -> bool: ...
+    @property
+    def connections(self) -> int: ...
+    @property
+    def away_since(self) -> float | None: ...
+    @property
+    def substitute(self) -> bool: ...
+
+
+class ViewedTable(Protocol):
+    """What the state document is built from (`server.tables.actor.TableActor` is one). Read only:
+    building a document never changes the table.
+    """
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def settings(self) -> TableSettings: ...
+    @property
+    def game(self) -> Game | None: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def paused_since(self) -> float | None: ...
+    @property
+    def owner(self) -> int | None: ...
+    @property
+    def rematch(self) -> str | None: ...
+    @property
+    def seats(self) -> Sequence[ViewedSeat | None]: ...
+    @property
+    def window(self) -> int: ...
+    @property
+    def deadline_kind(self) -> str | None: ...
+    @property
+    def deadline(self) -> float | None: ...
+    @property
+    def chat(self) -> Sequence[dict[str, object]]: ...
+    @property
+    def held(self) -> Mapping[int, tuple[Action, object, int]]: ...
 
 
 class TableState:
     """Builds the per-seat state documents of one table."""
 
-    def __init__(self, actor: TableActor) -> None:
+    def __init__(self, actor: ViewedTable) -> None:
         self.actor = actor
         # The settings never change: their JSON is built once. The public part is rebuilt on every
         # call but the previous object is handed out while it is equal, so the documents of a table

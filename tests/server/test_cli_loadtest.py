@@ -15,9 +15,10 @@ import uvicorn
 
 from server.app import create_app
 from server.cli import build_parser
-from server.cli.loadcpu import Sampler
-from server.cli.loadtest import Options, _steady_costs, first_moves, loadtest, windows
 from server.club.club import OPEN_CLUB
+from server.loadtest.cpu import Sampler
+from server.loadtest.driver import Options, first_moves, loadtest
+from server.loadtest.report import steady_costs, windows
 from server.wire import UVICORN_OPTIONS
 
 
@@ -94,6 +95,6 @@ def test_each_window_says_what_the_server_spent_per_intent_in_it() -> None:
     assert [w["server_cpu_percent"] for w in spans] == [60.0, 90.0, 90.0]
     assert [w["client_cpu_percent"] for w in spans] == [50.0, 50.0, 50.0]
     assert [w["server_cpu_ms_per_intent"] for w in spans] == [600.0, 900.0, 3000.0]
-    assert _steady_costs(spans) == [600.0, 900.0]  # the last tables' end is not full play
+    assert steady_costs(spans) == [600.0, 900.0]  # the last tables' end is not full play
     # Without samples (no server to watch) a window says nothing about CPU.
     assert "server_cpu_percent" not in windows([0.01], [100.5], 100.0, 10.0)[0]
