@@ -1,16 +1,15 @@
 """What the built-in policy reads off the table: its own concealed tiles and public facts only (R12.1).
 
-Nothing here looks at another seat's concealed tiles or at the wall: a :class:`TableReading` is built
-from the seat's own hand, every declared meld, the discards, the seat winds and the prevailing wind,
-all of which :func:`game.view.view` shows the seat.
+A :class:`TableReading` is built from a :class:`game.seatview.SeatView` alone: the seat's own hand,
+every declared meld, the discards, the seat winds and the prevailing wind, all of which
+:func:`game.view.view` shows the seat. Another seat's concealed tiles and the wall are not in it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from game.game import Game
-from game.melds import MeldKind
+from game.seatview import SeatView, SeenDiscard, SeenMeld
 from game.tiles import DRAGONS, NUM_PLAYING_KINDS, WINDS
 
 __all__ = ["TableReading", "read_table"]
@@ -32,33 +31,25 @@ class TableReading:
     forbidden: frozenset[int]  # tiles that could complete an opponent's third dragon or fourth wind set (pao, R11.3)
 
 
-def read_table(game: Game, seat: int) -> TableReading:
-    """Read the table as ``seat`` sees it (its own hand and public information only)."""
-    deal = game.deal
-    hand = tuple(deal.hands[seat][:NUM_PLAYING_KINDS])
-    visible = list(hand)
+def read_table(seen: SeatView) -> TableReading:
+    """Read the table as one seat sees it (its own hand and public information only)."""
+    seat = seen.seat
+    visible = seen.visible
     discarded = [False] * NUM_PLAYING_KINDS
-    for d in deal.discards:
+    for d in seen.discards:
         discarded[d.tile] = True
-        if d.claimed_by is None:  # a claimed discard is counted in the meld it went into
-            visible[d.tile] += 1
-    for melds in deal.melds:
-        for meld in melds:
-            for t in meld.tiles:
-                visible[t] += 1
-    own = deal.melds[seat]
-    valuable = _DRAGON_KINDS | {int(deal.seat_wind(seat)), int(deal.round_wind)}
+    valuable = _DRAGON_KINDS | {int(seen.winds[seat]), int(seen.round_wind)}
     dangerous: list[int] | None = None
     forbidden: set[int] = set()
     for other in range(4):
-        if other == seat or len(deal.melds[other]) < 2:
+        if other == seat or len(seen.melds[other]) < 2:
             continue
-        feeds, completes = _big_hand_shown(game, other)
+        feeds, completes = _big_hand_shown(seen.melds[other], other, seen.discards)
         if not feeds and not completes:
             continue
         if dangerous is None:
             dangerous = [0] * NUM_PLAYING_KINDS
-        weight = 2 if other == deal.dealer else 1  # the dealer collects double (R11.1)
+        weight = 2 if other == seen.dealer else 1  # the dealer collects double (R11.1)
         for kind in completes:
             if visible[kind] >= 3:  # the opponent holds at most one: it can only be a pair
                 feeds.add(kind)
@@ -69,22 +60,23 @@ def read_table(game: Game, seat: int) -> TableReading:
             if not discarded[kind] and visible[kind] < 4:
                 dangerous[kind] += weight
     return TableReading(
-        hand=hand,
-        visible=tuple(visible),
+        hand=seen.hand,
+        visible=visible,
         valuable=frozenset(valuable),
-        open=any(not m.concealed for m in own),
+        open=seen.open,
         danger=None if dangerous is None else tuple(dangerous),
         forbidden=frozenset(forbidden),
     )
 
 
-def _big_hand_shown(game: Game, seat: int) -> tuple[set[int], set[int]]:
-    """What ``seat``'s melds clearly show: the tiles that could feed its big hand, and the tiles that would
-    complete its third dragon or fourth wind set (Big Three Dragons, Big Four Winds: R10.5, pao R11.3).
+def _big_hand_shown(
+    melds: tuple[SeenMeld, ...], seat: int, discards: tuple[SeenDiscard, ...]
+) -> tuple[set[int], set[int]]:
+    """What ``seat``'s ``melds`` clearly show: the tiles that could feed its big hand, and the tiles that
+    would complete its third dragon or fourth wind set (Big Three Dragons, Big Four Winds: R10.5, pao R11.3).
     """
-    melds = game.deal.melds[seat]
-    dragons = {int(m.tile) for m in melds if m.kind is not MeldKind.CHOW and m.tile in _DRAGON_KINDS}
-    winds = {int(m.tile) for m in melds if m.kind is not MeldKind.CHOW and m.tile in _WIND_KINDS}
+    dragons = {int(m.tile) for m in melds if m.kind != "chow" and m.tile in _DRAGON_KINDS}
+    winds = {int(m.tile) for m in melds if m.kind != "chow" and m.tile in _WIND_KINDS}
     suits = [m.tile // 9 for m in melds if m.tile < 27]
     feeds: set[int] = set()
     completes: set[int] = set()
@@ -97,17 +89,17 @@ def _big_hand_shown(game: Game, seat: int) -> tuple[set[int], set[int]]:
         feeds |= _WIND_KINDS - winds  # Little Four Winds is two sets and a pair away
     if not suits and len(dragons) + len(winds) >= 2:
         feeds |= _HONOUR_KINDS - dragons - winds  # an honours hand
-    if len(suits) >= 2 and len(set(suits)) == 1 and not _threw_suit_since_claiming(game, seat, suits[0]):
+    if len(suits) >= 2 and len(set(suits)) == 1 and not _threw_suit_since_claiming(discards, seat, suits[0]):
         # a one-suit hand (R9 flushes), unless its own discards since it began claiming say otherwise:
         # its suit, and honours for the half flush
         feeds |= set(range(suits[0] * 9, suits[0] * 9 + 9)) | (_HONOUR_KINDS - dragons - winds)
     return feeds, completes
 
 
-def _threw_suit_since_claiming(game: Game, seat: int, suit: int) -> bool:
+def _threw_suit_since_claiming(discards: tuple[SeenDiscard, ...], seat: int, suit: int) -> bool:
     """Whether ``seat`` has discarded a tile of ``suit`` since it first claimed a discard."""
     claimed = False
-    for d in game.deal.discards:
+    for d in discards:
         if d.claimed_by == seat:
             claimed = True
         elif claimed and d.seat == seat and d.tile < 27 and d.tile // 9 == suit:

@@ -9,18 +9,19 @@
   and so is a kong once its hand is open anyway (R7.6). It declares a kong in its own turn when that
   costs no shanten.
 - Sometimes it plays for a flush (R9: one suit, with or without honours): when one suit plus honours
-  dominates its hand, a draw derived from the game's seed, the deal number and the seat decides
-  whether it commits; committed, it throws tiles of the other suits first (at a cost of at most one
-  step of shanten) and claims none of them.
+  dominates its hand, a draw decides whether it commits; committed, it throws tiles of the other
+  suits first (at a cost of at most one step of shanten) and claims none of them. The draw hashes
+  public facts that stay fixed through the deal: the deal number, the prevailing wind, the dealer,
+  the seat and the deal's first discard (before that discard, its absence).
 - When an opponent's melds clearly show a big hand (two or more sets of one suit and none of
   another, with no tile of that suit thrown since it began claiming; two dragon sets; two or more
   wind sets; only honour sets), it prefers discards that cannot feed it (tiles of other suits, tiles
   already discarded) at a cost of at most one step of shanten, and it never throws the tile that could
   complete a third dragon or fourth wind set (pao, R11.3) while it has any other discard.
 
-It sees only what :func:`game.view.view` shows its seat (see :mod:`game.bot_table`); the seed,
-secret from players (R12.2), only feeds a one-way hash for the flush draw. It is deterministic: the
-same state always gets the same choice.
+It decides from a :class:`game.seatview.SeatView` alone, that is from what :func:`game.view.view`
+shows its seat (R12.1); nothing secret, not even the seed (R12.2), reaches it. It is deterministic:
+the same view always gets the same choice.
 """
 
 from __future__ import annotations
@@ -31,11 +32,12 @@ from collections.abc import Sequence
 
 from game.actions import Action, ActionType
 from game.bot_table import TableReading, read_table
-from game.game import Game, GamePhase
+from game.game import Game
 from game.hand import standard_shanten
-from game.tiles import MAJORS
+from game.seatview import SeatView
+from game.tiles import MAJORS, Tile
 
-__all__ = ["choose", "flush_suit"]
+__all__ = ["choose", "decide", "flush_plan", "flush_suit"]
 
 _MAJOR_KINDS = tuple(int(t) for t in MAJORS)
 # Chance of committing to a flush by how many tiles of other suits would be left after the next discard.
@@ -43,27 +45,34 @@ _FLUSH_CHANCE = (1.0, 1.0, 0.6, 0.3)
 
 
 def choose(game: Game, seat: int) -> Action:
-    """The policy's action for ``seat`` now.
+    """The policy's action for ``seat`` now, decided from that seat's view alone.
 
     :raises ValueError: if ``seat`` has nothing to do.
     """
-    actions = game.legal_actions(seat)
+    return decide(SeatView.of(game, seat))
+
+
+def decide(seen: SeatView) -> Action:
+    """The policy's action for the seat whose view ``seen`` is.
+
+    :raises ValueError: if the seat has nothing to do.
+    """
+    actions = seen.legal
     if not actions:
-        raise ValueError(f"seat {seat} has nothing to do now")
+        raise ValueError(f"seat {seen.seat} has nothing to do now")
     by_type: dict[ActionType, list[Action]] = {}
     for a in actions:
         by_type.setdefault(a.type, []).append(a)
     if ActionType.WIN in by_type:
         return by_type[ActionType.WIN][0]
-    if game.phase is not GamePhase.DEAL:
+    if seen.phase != "deal":
         return actions[0]
-    table = read_table(game, seat)
-    hand = list(table.hand)  # a copy: choosing never changes the game
-    suit = _flush_suit(game, seat, hand)
+    table = read_table(seen)
+    hand = list(table.hand)  # a copy: choosing never changes the view
+    suit = _flush_suit(seen, hand)
     if ActionType.PASS in by_type:
-        window = game.deal.window
-        assert window is not None
-        return _best_claim(hand, window.tile, by_type, table, suit)
+        assert seen.offered is not None
+        return _best_claim(hand, seen.offered, by_type, table, suit)
     kongs = by_type.get(ActionType.KONG, [])
     if kongs:
         before = _shanten(hand)
@@ -85,14 +94,19 @@ def flush_suit(game: Game, seat: int) -> int | None:
     """The suit (0 bamboo, 1 characters, 2 dots) the policy is steering ``seat``'s hand into for a
     flush (R9), or None when it is not playing for one now.
     """
-    if game.phase is not GamePhase.DEAL:
+    return flush_plan(SeatView.of(game, seat))
+
+
+def flush_plan(seen: SeatView) -> int | None:
+    """:func:`flush_suit` for the seat whose view ``seen`` is."""
+    if seen.phase != "deal":
         return None
-    return _flush_suit(game, seat, list(game.deal.hands[seat][:34]))
+    return _flush_suit(seen, list(seen.hand))
 
 
-def _flush_suit(game: Game, seat: int, hand: list[int]) -> int | None:
+def _flush_suit(seen: SeatView, hand: list[int]) -> int | None:
     per_suit = [sum(hand[9 * s : 9 * s + 9]) for s in range(3)]
-    meld_suits = {m.tile // 9 for m in game.deal.melds[seat] if m.tile < 27}
+    meld_suits = {m.tile // 9 for m in seen.melds[seen.seat] if m.tile < 27}
     if len(meld_suits) > 1:
         return None  # sets of two suits are on the table already
     if meld_suits:
@@ -105,19 +119,21 @@ def _flush_suit(game: Game, seat: int, hand: list[int]) -> int | None:
     if stray >= len(_FLUSH_CHANCE):
         return None
     chance = _FLUSH_CHANCE[stray]
-    if chance < 1.0 and _draw(str(game.seed), game.deal_number, seat) >= chance:
+    first = seen.discards[0].tile if seen.discards else None
+    if chance < 1.0 and _draw(seen.deal, seen.round_wind, seen.dealer, seen.seat, first) >= chance:
         return None
     return suit
 
 
 @functools.lru_cache(maxsize=256)
-def _draw(seed: str, deal_number: int, seat: int) -> float:
-    """A number in [0, 1) fixed for the seat for the whole deal, so a flush once chosen stays chosen.
+def _draw(deal: int, round_wind: Tile, dealer: int, seat: int, first: Tile | None) -> float:
+    """A number in [0, 1) fixed for the seat through the deal, so a flush once chosen stays chosen.
 
-    It hashes the seed (never read for anything else) with the deal and seat: nothing in it says
-    anything about the wall or the other hands.
+    It hashes public facts only. The first discard, fixed once thrown, is what varies it from one wall
+    to the next; the seat's bonus tiles would too, but they grow whenever it draws a flower.
     """
-    digest = hashlib.sha256(f"sparrow-policy/flush/{seed}/{deal_number}/{seat}".encode()).digest()
+    key = f"sparrow-policy/flush/{deal}/{round_wind.code}/{dealer}/{seat}/{'-' if first is None else first.code}"
+    digest = hashlib.sha256(key.encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2**64
 
 

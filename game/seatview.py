@@ -12,18 +12,20 @@ seat's concealed tiles or the wall even by mistake: those are not in the documen
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from game.actions import Action
 from game.game import Game
 from game.notation import parse_tiles
 from game.rules import Rules
 from game.tiles import NUM_PLAYING_KINDS, Tile
-from game.view import view
+from game.view import ViewCache, views
 
-__all__ = ["SeatView", "SeenMeld", "SeenDiscard"]
+__all__ = ["SeatView", "SeatViewCache", "SeenMeld", "SeenDiscard"]
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,62 +81,23 @@ class SeatView:
     visible: tuple[int, ...] = field(default=(), compare=False)  # copies of each kind this seat can see
 
     @classmethod
-    def of(cls, game: Game, seat: int) -> SeatView:
-        """``seat``'s view of ``game``: built from :func:`game.view.view` and the rules alone."""
-        return cls.read(view(game, seat), game.rules)
+    def of(cls, game: Game, seat: int, cache: SeatViewCache | None = None) -> SeatView:
+        """``seat``'s view of ``game``: built from :func:`game.view.view` and the rules alone.
+
+        With a ``cache`` (one per game), the parts of the view that did not change since the last
+        call are not built or read again; the result is the same.
+        """
+        if cache is None:
+            return cls.read(views(game, (seat,))[seat], game.rules)
+        return cache.read(views(game, (seat,), cache.views)[seat], game.rules)
 
     @classmethod
     def read(cls, doc: Mapping[str, Any], rules: Rules) -> SeatView:
-        """Read a seat's view document (the JSON a player's browser gets as ``state.game``)."""
-        seat = doc["seat"]
-        if not isinstance(seat, int):
-            raise ValueError("a spectator's view has no seat to decide for")
-        seats = doc["seats"]
-        hand = [0] * NUM_PLAYING_KINDS
-        for t in parse_tiles(seats[seat].get("concealed", "")):
-            hand[t] += 1
-        melds = tuple(tuple(_meld(m) for m in s["melds"]) for s in seats)
-        discards = tuple(
-            SeenDiscard(d["seat"], Tile.parse(d["tile"]), d.get("claimed_by")) for d in doc["discards"]
-        )
-        turn = doc.get("turn") or {}
-        phase = turn.get("phase")
-        offered = turn.get("tile") if phase in ("claim", "rob") else None
-        visible = list(hand)
-        for d in discards:
-            if d.claimed_by is None:  # a claimed discard is counted in the set it went into
-                visible[d.tile] += 1
-        for seat_melds in melds:
-            for m in seat_melds:
-                for t in m.tiles:
-                    visible[t] += 1
-        if offered is not None and phase == "rob":
-            visible[Tile.parse(offered)] += 1  # the tile being added to a kong is shown
-        drawn = turn.get("drawn")
-        return cls(
-            seat=seat,
-            rules=rules,
-            phase=doc["phase"],
-            deal=doc["deal"],
-            round_wind=Tile.parse(doc["round_wind"]),
-            dealer=doc["dealer"],
-            winds=_four(Tile.parse(s["wind"]) for s in seats),
-            scores=_four(s["score"] for s in seats),
-            tile_counts=_four(s["tiles"] for s in seats),
-            hand=tuple(hand),
-            drawn=Tile.parse(drawn) if drawn else None,
-            melds=melds,
-            bonus=tuple(tuple(Tile.parse(b) for b in s["bonus"]) for s in seats),
-            discards=discards,
-            wall_live=doc["wall"]["live"],
-            wall_dead=doc["wall"]["dead"],
-            turn=phase,
-            current=turn.get("seat") if phase == "turn" else None,
-            offered=Tile.parse(offered) if offered else None,
-            offered_by=turn.get("from") if offered else None,
-            legal=tuple(Action.from_json(a) for a in doc["legal_actions"]),
-            visible=tuple(visible),
-        )
+        """Read a seat's view document (the JSON a player's browser gets as ``state.game``).
+
+        :raises ValueError: if ``doc`` is a spectator's view (it has no seat).
+        """
+        return _read(doc, rules, _fresh)
 
     @property
     def unseen(self) -> tuple[int, ...]:
@@ -145,6 +108,129 @@ class SeatView:
     def open(self) -> bool:
         """Whether this seat has claimed a set, so its hand is no longer concealed (R7.6)."""
         return any(m.exposed for m in self.melds[self.seat])
+
+
+class SeatViewCache:
+    """Reads views of one game again and again cheaply (an arena, a bot's seat at a table).
+
+    The view is built with a :class:`game.view.ViewCache`, so a part that did not change since the
+    last view (another seat, a discard, the legal actions) is the very same object; each such object
+    is read once and its reading handed out again. The readings are values, so sharing them is safe.
+    """
+
+    __slots__ = ("views", "_parts")
+
+    _LIMIT = 4096  # readings kept before starting afresh (a few deals' worth)
+
+    def __init__(self) -> None:
+        self.views = ViewCache()
+        self._parts: dict[int, tuple[object, object]] = {}
+
+    def read(self, doc: Mapping[str, Any], rules: Rules) -> SeatView:
+        """:meth:`SeatView.read`, reusing the readings of parts seen before."""
+        return _read(doc, rules, self._memo)
+
+    def _memo(self, part: Any, build: Callable[[Any], _T]) -> _T:
+        # Keyed by identity; the part itself is kept alongside so that its id cannot be reused.
+        hit = self._parts.get(id(part))
+        if hit is not None and hit[0] is part:
+            return hit[1]  # type: ignore[return-value]
+        if len(self._parts) >= self._LIMIT:
+            self._parts.clear()
+        value = build(part)
+        self._parts[id(part)] = (part, value)
+        return value
+
+
+_Memo = Callable[[Any, Callable[[Any], Any]], Any]
+
+
+def _fresh(part: Any, build: Callable[[Any], _T]) -> _T:
+    return build(part)
+
+
+@dataclass(frozen=True, slots=True)
+class _SeenSeat:
+    wind: Tile
+    score: int
+    tiles: int
+    melds: tuple[SeenMeld, ...]
+    bonus: tuple[Tile, ...]
+    concealed: tuple[int, ...] | None
+
+
+def _seat(doc: Mapping[str, Any]) -> _SeenSeat:
+    concealed = doc.get("concealed")
+    counts: tuple[int, ...] | None = None
+    if concealed is not None:
+        hand = [0] * NUM_PLAYING_KINDS
+        for t in parse_tiles(concealed):
+            hand[t] += 1
+        counts = tuple(hand)
+    return _SeenSeat(
+        wind=Tile.parse(doc["wind"]),
+        score=doc["score"],
+        tiles=doc["tiles"],
+        melds=tuple(_meld(m) for m in doc["melds"]),
+        bonus=tuple(Tile.parse(b) for b in doc["bonus"]),
+        concealed=counts,
+    )
+
+
+def _discard(doc: Mapping[str, Any]) -> SeenDiscard:
+    return SeenDiscard(doc["seat"], Tile.parse(doc["tile"]), doc.get("claimed_by"))
+
+
+def _actions(docs: list[Mapping[str, Any]]) -> tuple[Action, ...]:
+    return tuple(Action.from_json(a) for a in docs)
+
+
+def _read(doc: Mapping[str, Any], rules: Rules, memo: _Memo) -> SeatView:
+    seat = doc["seat"]
+    if not isinstance(seat, int):
+        raise ValueError("a spectator's view has no seat to decide for")
+    seats: list[_SeenSeat] = [memo(s, _seat) for s in doc["seats"]]
+    hand = seats[seat].concealed or (0,) * NUM_PLAYING_KINDS
+    melds = tuple(s.melds for s in seats)
+    discards: tuple[SeenDiscard, ...] = tuple(memo(d, _discard) for d in doc["discards"])
+    turn = doc.get("turn") or {}
+    phase = turn.get("phase")
+    offered = turn.get("tile") if phase in ("claim", "rob") else None
+    visible = list(hand)
+    for d in discards:
+        if d.claimed_by is None:  # a claimed discard is counted in the set it went into
+            visible[d.tile] += 1
+    for seat_melds in melds:
+        for m in seat_melds:
+            for t in m.tiles:
+                visible[t] += 1
+    if offered is not None and phase == "rob":
+        visible[Tile.parse(offered)] += 1  # the tile being added to a kong is shown
+    drawn = turn.get("drawn")
+    return SeatView(
+        seat=seat,
+        rules=rules,
+        phase=doc["phase"],
+        deal=doc["deal"],
+        round_wind=Tile.parse(doc["round_wind"]),
+        dealer=doc["dealer"],
+        winds=_four(s.wind for s in seats),
+        scores=_four(s.score for s in seats),
+        tile_counts=_four(s.tiles for s in seats),
+        hand=hand,
+        drawn=Tile.parse(drawn) if drawn else None,
+        melds=melds,
+        bonus=tuple(s.bonus for s in seats),
+        discards=discards,
+        wall_live=doc["wall"]["live"],
+        wall_dead=doc["wall"]["dead"],
+        turn=phase,
+        current=turn.get("seat") if phase == "turn" else None,
+        offered=Tile.parse(offered) if offered else None,
+        offered_by=turn.get("from") if offered else None,
+        legal=memo(doc["legal_actions"], _actions),
+        visible=tuple(visible),
+    )
 
 
 def _meld(doc: Mapping[str, Any]) -> SeenMeld:

@@ -7,16 +7,18 @@ any, opens, so a mis-stacked wall fails loudly instead of testing the wrong thin
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import random
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 import pytest
 from gamekit import stacked_wall
 
 from game import Action, ActionType, Event, Game, GamePhase, Rules, Tile, Wall, view
 from game.hand import shanten
-from game.policy import choose, flush_suit
+from game.policy import choose, decide, flush_plan, flush_suit
+from game.seatview import SeatView
 from game.tiles import full_set
 
 INERT_A = "147b 147c 147d ESWN"
@@ -160,36 +162,35 @@ def test_claims_a_kong_on_a_discard_once_its_hand_is_open() -> None:
 FLUSH_CHOW = ["258b 258c 5c 3d 6d 9d RGP", "1234567b 9b RR E 4c 6c", INERT_C, "147b 1c 7c 147d SWNGP"]
 
 
-def seeds_by_plan(layout: Sequence[str], draws: str, seat: int, *, discard: str | None = None) -> dict[bool, str]:
-    """A seed for which ``seat`` plays for a flush in this layout, and one for which it does not."""
-    found: dict[bool, str] = {}
+def deals_by_plan(seen: SeatView) -> dict[bool, SeatView]:
+    """The same view with a deal number for which the seat plays for a flush, and one for which it does not
+    (the flush draw hashes public facts fixed through a deal, the deal number among them).
+    """
+    found: dict[bool, SeatView] = {}
     for n in range(200):
-        game = stacked(layout, draws, seed=f"plan-{n}")
-        if discard is not None:
-            game.apply(0, discard)
-        found.setdefault(flush_suit(game, seat) is not None, f"plan-{n}")
+        other = dataclasses.replace(seen, deal=n)
+        found.setdefault(flush_plan(other) is not None, other)
         if len(found) == 2:
             return found
     raise AssertionError(f"the plan never varied: {found}")
 
 
 def test_declines_an_off_suit_chow_while_playing_for_a_flush() -> None:
-    """The same hand, two seeds: committed to a bamboo flush, seat 1 passes a chow of characters that
+    """The same hand, two deals: committed to a bamboo flush, seat 1 passes a chow of characters that
     would help its speed (R9: the flush is worth more); not committed, it takes it.
     """
-    seeds = seeds_by_plan(FLUSH_CHOW, "E", 1, discard="discard 5c")
-    for plays_flush, seed in seeds.items():
-        game = stacked(FLUSH_CHOW, "E", seed=seed)
-        act(game, 0, "discard 5c", window=[1])
-        assert flush_suit(game, 1) == (BAMBOO if plays_flush else None)
-        hand = list(game.deal.hands[1][:34])
-        chowed = list(hand)
-        chowed[Tile.C4] -= 1
-        chowed[Tile.C6] -= 1
-        chowed[Tile.EAST] -= 1
-        assert shanten(chowed) < shanten(hand)  # the chow would help
+    game = stacked(FLUSH_CHOW, "E")
+    act(game, 0, "discard 5c", window=[1])
+    hand = list(game.deal.hands[1][:34])
+    chowed = list(hand)
+    chowed[Tile.C4] -= 1
+    chowed[Tile.C6] -= 1
+    chowed[Tile.EAST] -= 1
+    assert shanten(chowed) < shanten(hand)  # the chow would help
+    for plays_flush, seen in deals_by_plan(SeatView.of(game, 1)).items():
+        assert flush_plan(seen) == (BAMBOO if plays_flush else None)
         expected = ActionType.PASS if plays_flush else ActionType.CHOW
-        assert choose(game, 1).type is expected, seed
+        assert decide(seen).type is expected, seen.deal
 
 
 # ==================================================================== doubles
@@ -218,15 +219,29 @@ def test_keeps_discarding_toward_a_one_suit_hand() -> None:
     assert game.deal.hands[0][Tile.RED] == 2
 
 
-def test_whether_it_plays_for_a_flush_is_a_per_deal_draw_from_the_seed() -> None:
-    """'Sometimes': the same hand with two stray tiles commits for some seeds and not others; for a
-    given seed, deal and seat the answer never changes.
+def test_whether_it_plays_for_a_flush_is_a_draw_fixed_for_the_deal() -> None:
+    """'Sometimes': the same hand with two stray tiles commits in some deals and not others; within a
+    deal the answer never changes, however often it is asked, and it does not depend on the game's seed.
     """
     layout = ["12345b 789b RR 3c 5d 7d", INERT_A, INERT_B, INERT_C]
-    seeds = seeds_by_plan(layout, "9b", 0)
-    for plays_flush, seed in seeds.items():
-        for _ in range(2):
-            assert (flush_suit(stacked(layout, "9b", seed=seed), 0) is not None) is plays_flush
+    for plays_flush, seen in deals_by_plan(SeatView.of(stacked(layout, "9b"), 0)).items():
+        for seed in ("one", "two"):
+            again = dataclasses.replace(SeatView.of(stacked(layout, "9b", seed=seed), 0), deal=seen.deal)
+            assert (flush_plan(again) is not None) is plays_flush
+
+
+def test_the_flush_draw_stays_fixed_after_a_flower_is_drawn() -> None:
+    """The draw reads nothing that changes within a deal once the first tile is thrown: a seat's bonus
+    tiles growing (a flower drawn later) leaves the plan as it was.
+    """
+    game = stacked(FLUSH_CHOW, "E")
+    act(game, 0, "discard 5c", window=[1])
+    seen = SeatView.of(game, 1)
+    for plays_flush, fixed in deals_by_plan(seen).items():
+        bonus = list(fixed.bonus)
+        bonus[1] = (*bonus[1], Tile.parse("2f"))
+        flowered = dataclasses.replace(fixed, bonus=tuple(bonus))
+        assert (flush_plan(flowered) is not None) is plays_flush
 
 
 # ==================================================================== defence
@@ -348,75 +363,14 @@ def three_hands(pool: Sequence[Tile]) -> list[str]:
     return [hand_text(pool[13 * i : 13 * i + 13]) for i in range(3)]
 
 
-class _Sealed(list[Any]):
-    """A seat-indexed list the policy may read at one index only."""
-
-    def __init__(self, items: Sequence[Any], seat: int) -> None:
-        super().__init__(items)
-        self.seat = seat
-
-    def __getitem__(self, index: Any) -> Any:
-        assert index == self.seat, f"read seat {index}'s hidden state"
-        return super().__getitem__(index)
-
-    def __iter__(self) -> Iterator[Any]:
-        raise AssertionError("iterated over every seat's hidden state")
-
-
-class _SealedMap(dict[int, Any]):
-    """A seat-keyed dict (claim options and answers) the policy may read at one key only."""
-
-    def __init__(self, items: dict[int, Any], seat: int) -> None:
-        super().__init__(items)
-        self.seat = seat
-
-    def __getitem__(self, key: int) -> Any:
-        assert key == self.seat, f"read seat {key}'s claim"
-        return super().__getitem__(key)
-
-    def get(self, key: int, default: Any = None) -> Any:
-        assert key == self.seat, f"read seat {key}'s claim"
-        return super().get(key, default)
-
-    def __iter__(self) -> Iterator[int]:
-        raise AssertionError("iterated over every seat's claims")
-
-    def items(self) -> Any:
-        raise AssertionError("read every seat's claims")
-
-    def values(self) -> Any:
-        raise AssertionError("read every seat's claims")
-
-
-class _SealedWall:
-    """The wall as a player sees it: how many tiles are left, nothing else (R12.1)."""
-
-    def __init__(self, wall: Wall) -> None:
-        self.live_count = wall.live_count
-        self.dead_count = wall.dead_count
-
-
-def test_choice_never_reads_other_hands_the_wall_or_others_claims() -> None:
-    """Over whole deals of self-play, every choice is made again with the other seats' concealed tiles,
-    the wall and the other seats' claim options and answers sealed off (R12.2): same choice, no peeking.
+def test_choice_is_the_same_when_made_from_the_view_a_browser_gets() -> None:
+    """Over whole deals of self-play, every choice made again from the seat's view document sent as JSON
+    (what a player's browser receives, R12.1) is the same: the policy needs nothing else.
     """
     checked = 0
     for game, seat in self_play("sealed", 12):
-        expected = choose(game, seat)
-        deal = game.deal
-        hands, wall, window = deal.hands, deal.wall, deal.window
-        saved = None if window is None else (window.options, window.answers)
-        deal.hands = _Sealed(hands, seat)
-        deal.wall = _SealedWall(wall)  # type: ignore[assignment]
-        if window is not None:
-            window.options = _SealedMap(window.options, seat)
-            window.answers = _SealedMap(window.answers, seat)
-        try:
-            assert choose(game, seat) == expected
-        finally:
-            deal.hands, deal.wall = hands, wall
-            if window is not None and saved is not None:
-                window.options, window.answers = saved
+        doc = json.loads(json.dumps(view(game, seat)))
+        assert decide(SeatView.read(doc, game.rules)) == choose(game, seat)
         checked += 1
     assert checked > 500
 

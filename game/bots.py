@@ -1,0 +1,188 @@
+"""The bots, by name: each decides from one seat's :class:`~game.seatview.SeatView` and nothing else.
+
+A bot is any object with a ``name`` and a ``decide(seen) -> Action`` method (:class:`Bot`);
+:func:`make_bot` builds one by name from a seed. The built-in names:
+
+- ``random``: a uniformly random legal action, from its own seeded generator.
+- ``greedy``: speed only. It declares every win it can (R7.3); otherwise it throws the tile that leaves
+  its hand fewest tiles from ready (shanten), the highest tile in notation order among equals
+  (honours first, then dots, characters, bamboo, high ranks before low); it claims a set only when
+  that brings the hand closer to ready and declares a kong in its own turn when that costs nothing.
+  It knows no value and no defence.
+- ``normal``: the built-in policy (:mod:`game.policy`), the level the server plays by default.
+
+The levels ``easy`` and ``strong`` live in their own modules and are registered in :data:`BOTS`.
+
+>>> from game.game import Game
+>>> from game.seatview import SeatView
+>>> make_bot("greedy", 0).decide(SeatView.of(Game(seed=1), 0)).type.value
+'discard'
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from game.actions import Action, ActionType
+from game.hand import shanten
+from game.policy import decide as _policy_decide
+from game.seatview import SeatView
+
+__all__ = ["BOTS", "LEVELS", "Bot", "GreedyBot", "NormalBot", "RandomBot", "make_bot"]
+
+
+class Bot(Protocol):
+    """Anything that can play a seat: it is given that seat's view and answers with a legal action."""
+
+    @property
+    def name(self) -> str:
+        """The name :func:`make_bot` knows it by."""
+        ...
+
+    def decide(self, seen: SeatView) -> Action:
+        """One of ``seen.legal``."""
+        ...
+
+
+Seed = int | str
+
+
+class RandomBot:
+    """A uniformly random legal action; the same seed gives the same sequence of choices."""
+
+    name = "random"
+
+    def __init__(self, seed: Seed = 0) -> None:
+        self._rng = random.Random(f"sparrow-bot/random/{seed}")
+
+    def decide(self, seen: SeatView) -> Action:
+        """A legal action picked at random.
+
+        :raises ValueError: if the seat has nothing to do.
+        """
+        if not seen.legal:
+            raise ValueError(f"seat {seen.seat} has nothing to do now")
+        return seen.legal[self._rng.randrange(len(seen.legal))]
+
+
+class GreedyBot:
+    """Shanten and nothing else; deterministic, so its seed is ignored."""
+
+    name = "greedy"
+
+    def __init__(self, seed: Seed = 0) -> None:
+        del seed
+
+    def decide(self, seen: SeatView) -> Action:
+        """Win if possible, else the move that leaves the hand fewest tiles from ready.
+
+        :raises ValueError: if the seat has nothing to do.
+        """
+        legal = seen.legal
+        if not legal:
+            raise ValueError(f"seat {seen.seat} has nothing to do now")
+        by_type: dict[ActionType, list[Action]] = {}
+        for a in legal:
+            by_type.setdefault(a.type, []).append(a)
+        if ActionType.WIN in by_type:
+            return by_type[ActionType.WIN][0]
+        if seen.phase != "deal":
+            return legal[0]
+        hand = list(seen.hand)
+        if ActionType.PASS in by_type:
+            return _greedy_claim(hand, seen.offered, by_type)
+        now = shanten(hand)
+        for kong in by_type.get(ActionType.KONG, []):
+            assert kong.tile is not None
+            after = list(hand)
+            after[kong.tile] -= 4 if hand[kong.tile] == 4 else 1
+            if shanten(after) <= now:  # a loose tile follows (R6.1): the hand keeps its size class
+                return kong
+        return _greedy_discard(hand, by_type[ActionType.DISCARD])
+
+
+def _greedy_discard(hand: list[int], discards: Sequence[Action]) -> Action:
+    best: tuple[int, int] | None = None
+    choice = discards[0]
+    for action in discards:
+        assert action.tile is not None
+        hand[action.tile] -= 1
+        key = (shanten(hand), -int(action.tile))
+        hand[action.tile] += 1
+        if best is None or key < best:
+            best, choice = key, action
+    return choice
+
+
+def _greedy_claim(hand: list[int], tile: int | None, by_type: dict[ActionType, list[Action]]) -> Action:
+    """The claim that brings the hand closest to ready, if any brings it closer than passing does."""
+    choice = by_type[ActionType.PASS][0]
+    if tile is None:
+        return choice
+    best = shanten(hand)
+    for kind in (ActionType.CHOW, ActionType.PUNG, ActionType.KONG):
+        for action in by_type.get(kind, []):
+            after = list(hand)
+            if kind is ActionType.CHOW:
+                assert action.tiles is not None
+                for t in action.tiles:
+                    after[t] -= 1
+            else:
+                after[tile] -= 3 if kind is ActionType.KONG else 2
+            if kind is ActionType.KONG:
+                value = shanten(after)  # a loose tile follows
+            else:
+                value = min(_without(after, k) for k in range(len(after)) if after[k])
+            if value < best:
+                best, choice = value, action
+    return choice
+
+
+def _without(hand: list[int], tile: int) -> int:
+    hand[tile] -= 1
+    value = shanten(hand)
+    hand[tile] += 1
+    return value
+
+
+class NormalBot:
+    """The built-in policy (:func:`game.policy.decide`); deterministic, so its seed is ignored."""
+
+    name = "normal"
+
+    def __init__(self, seed: Seed = 0) -> None:
+        del seed
+
+    def decide(self, seen: SeatView) -> Action:
+        """The policy's choice.
+
+        :raises ValueError: if the seat has nothing to do.
+        """
+        return _policy_decide(seen)
+
+
+#: Every bot by name: a callable that takes a seed and returns a new bot.
+BOTS: dict[str, Callable[[Seed], Bot]] = {
+    "random": RandomBot,
+    "greedy": GreedyBot,
+    "normal": NormalBot,
+    # The levels in their own modules add themselves here (and import their class above), e.g.
+    #   "easy": EasyBot,
+    #   "strong": StrongBot,
+}
+
+#: The levels a table offers, weakest first: those of easy, normal and strong that are registered.
+LEVELS: tuple[str, ...] = tuple(name for name in ("easy", "normal", "strong") if name in BOTS)
+
+
+def make_bot(name: str, seed: Seed = 0) -> Bot:
+    """A new bot called ``name``; ``seed`` fixes whatever randomness it has.
+
+    :raises ValueError: if no bot has that name (the message lists the names there are).
+    """
+    factory = BOTS.get(name)
+    if factory is None:
+        raise ValueError(f"no bot called {name!r}; the bots are {', '.join(sorted(BOTS))}")
+    return factory(seed)
