@@ -12,7 +12,7 @@ PORT   ?= 8000
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	$(BIN)/pip install --quiet -e '.[dev,bench,rl]'
 	touch $(STAMP)
 
 # axe-core for the browser tests' accessibility check, from npm (pinned in tests/e2e/package-lock.json);
