@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from server import origins
+from server import metrics, origins
 from server.lobby import Lobby
 from server.protocol import (
     ClientAct,
@@ -175,6 +175,7 @@ class _Reader:
             case ClientResync():
                 actor.post(Resync(conn))
             case ClientAct(request, action, window, seat):
+                metrics.INTENTS.inc()
                 if seat is not None and seat != conn.seat:
                     error = TableError("seat/not_yours", f"this socket plays seat {conn.seat}, not {seat!r}")
                     conn.send(_refusal_table(error, request))

@@ -12,6 +12,7 @@ import sys
 import asyncpg
 from sqlalchemy.exc import ArgumentError
 
+from server import metrics
 from server.cli.arguments import whole_number
 
 __all__ = ["register"]
@@ -54,6 +55,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="set who may come in, and store it (the admin page changes it later): open (anyone, under any "
         "free name), members (a new server's default), invite (members, and guests they invite to one table)",
     )
+    parser.add_argument(
+        "--metrics-port",
+        type=whole_number(0, 65535, "a port number"),
+        default=None,
+        metavar="PORT",
+        help="serve Prometheus metrics at http://127.0.0.1:PORT/metrics, a listener of their own that only "
+        "this machine reaches (default: no metrics)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -83,6 +92,11 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _refuse(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc} (is another server running?)")
     port = listener.getsockname()[1]
+    try:
+        metrics_server = None if args.metrics_port is None else metrics.serve(args.metrics_port)
+    except OSError as exc:
+        listener.close()
+        return _refuse(f"cannot serve metrics on 127.0.0.1:{args.metrics_port}: {exc.strerror or exc}")
     try:
         url = None if args.db == "memory" else database_url(args.db)
     except ArgumentError:
@@ -117,12 +131,17 @@ def run(args: argparse.Namespace) -> int:
                     "serving on every address: pages are accepted from the address each visitor reached; "
                     "behind a proxy or a DNS name, pass --public-url"
                 )
+            if metrics_server is not None:
+                print(f"Metrics are served on http://127.0.0.1:{metrics_server.port}/metrics", flush=True)
             print(f"Sparrow is serving on http://{_display(args.host)}:{port}  (Ctrl+C stops it)", flush=True)
-            collector = asyncio.create_task(tame())
+            helpers = [asyncio.create_task(tame())]
+            if metrics_server is not None:
+                helpers.append(asyncio.create_task(metrics.watch(lambda: getattr(app.state, "lobby", None))))
             try:
                 await server.serve(sockets=[listener])
             finally:
-                collector.cancel()
+                for helper in helpers:
+                    helper.cancel()
             return 0
         finally:
             if lock is not None:
@@ -135,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     finally:
         listener.close()
+        if metrics_server is not None:
+            metrics_server.close()
 
 
 def _refuse(problem: str) -> int:

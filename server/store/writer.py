@@ -41,6 +41,7 @@ import logging
 import os
 import pickle
 import sys
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Generic, TypeVar, cast
@@ -48,6 +49,7 @@ from typing import Generic, TypeVar, cast
 from sqlalchemy import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from server import metrics
 from server.store.session import sqlite_file_url
 from server.store.writer_child import HEADER, Outcome, about_the_database, frame
 from server.tables.journal import WriteOutcomeUnknown
@@ -129,15 +131,16 @@ class GroupWriter(Generic[T]):
             raise WriterError("the journal is closed")
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
+        submitted = time.perf_counter()
         if self._file is not None:
             self._post(item, done)
-            await done
-            return
-        self._waiting.append((item, done))
-        task = self._task
-        if task is None or task.done() or task.get_loop() is not loop:
-            self._task = loop.create_task(self._run(), name="sparrow-journal-writer")
+        else:
+            self._waiting.append((item, done))
+            task = self._task
+            if task is None or task.done() or task.get_loop() is not loop:
+                self._task = loop.create_task(self._run(), name="sparrow-journal-writer")
         await done
+        metrics.JOURNAL_COMMIT.observe(time.perf_counter() - submitted)
 
     async def close(self) -> None:
         """Refuse new writes, and return once every write already submitted is committed (or failed)."""

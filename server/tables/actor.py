@@ -21,6 +21,7 @@ from game.actions import Action, ActionType
 from game.errors import RulesError
 from game.game import Game, GamePhase, replay
 from game.policy import choose
+from server import metrics
 from server.protocol import MAX_ID
 from server.statediff import Memo, diff
 from server.tables.clock import Clock, Timer
@@ -259,6 +260,7 @@ class TableActor:
         journal to the last stored action, keep its sockets and send each a snapshot. A table that
         keeps failing, or cannot be read back, closes (1011) instead of looping.
         """
+        metrics.TABLE_FAILURES.inc()
         if answer:
             with contextlib.suppress(Exception):  # the answer itself may be what failed
                 self._fail(msg)

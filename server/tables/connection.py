@@ -18,6 +18,8 @@ from typing import Protocol
 
 import orjson
 
+from server import metrics
+
 __all__ = ["Connection", "Sink", "compact", "encode"]
 
 QUEUE_LIMIT = 256
@@ -32,7 +34,10 @@ def compact(data: object) -> str:
 
 
 def encode(tag: str, data: object) -> str:
-    """One outbound frame in the ``{"t": tag, "d": data}`` envelope, compact JSON."""
+    """One outbound frame in the ``{"t": tag, "d": data}`` envelope, compact JSON. Every refusal a
+    client is sent is made here, and counted (`server.metrics`)."""
+    if tag == "refused":
+        metrics.refused(data)
     return compact({"t": tag, "d": data})
 
 

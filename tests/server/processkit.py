@@ -41,8 +41,9 @@ class ServerProcess:
             self.proc = subprocess.Popen(command, stdout=log, stderr=log, env=env)
         return self.proc
 
-    async def start(self) -> None:
-        self.spawn()
+    async def start(self, *extra: str) -> None:
+        """Start the process (with ``extra`` arguments) and wait until it serves."""
+        self.spawn(*extra)
         assert self.proc is not None
         async with httpx.AsyncClient(trust_env=False) as http:
             for _ in range(400):

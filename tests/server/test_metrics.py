@@ -1,0 +1,98 @@
+"""`sparrow serve --metrics-port`: Prometheus figures on a listener of their own (127.0.0.1), counting
+what play did; the public application has no /metrics."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from pathlib import Path
+
+import httpx
+import pytest
+from livekit import TIMEOUT, LiveClient
+from processkit import ServerProcess, free_port
+from prometheus_client.parser import text_string_to_metric_families
+from websockets.asyncio.client import connect
+
+pytestmark = pytest.mark.asyncio
+
+TIMERS = {"bot_delay": 0, "claim": 120, "turn": 600, "ready": None}
+
+
+def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+async def _scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    async with httpx.AsyncClient(trust_env=False) as http:
+        response = await http.get(f"http://127.0.0.1:{port}/metrics")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/plain")
+    return _samples(response.text)
+
+
+async def test_metrics_count_play_and_refusals_by_reason(tmp_path: Path) -> None:
+    metrics_port = free_port()
+    server = ServerProcess(f"sqlite+aiosqlite:///{tmp_path / 'club.db'}", free_port(), tmp_path)
+    try:
+        await server.start("--metrics-port", str(metrics_port))
+        assert f"Metrics are served on http://127.0.0.1:{metrics_port}/metrics" in server.log.read_text()
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", trust_env=False) as http:
+            assert (await http.get("/metrics")).status_code == 404  # never on the public application
+            owner = (await http.post("/api/tables", json={"player": "Ann", "timers": TIMERS})).json()
+            table, token = owner["table"], owner["token"]
+            await http.post(f"/api/tables/{table}/bots", json={"token": token})
+            assert (await http.post(f"/api/tables/{table}/start", json={"token": token})).status_code == 200
+        ws = await connect(f"ws://127.0.0.1:{server.port}/ws", proxy=None, open_timeout=TIMEOUT)
+        client = LiveClient(ws)
+        try:
+            await client.hello(table, token)
+            await client.wait_for(lambda: client.deciding, "Ann's turn", timeout=30)
+            played = await client.act(client.legal[0])
+            assert played["t"] == "ack", played
+            stale = await client.act(client.legal[0] if client.legal else {"type": "pass"}, window=0)
+            assert stale["t"] == "refused" and stale["d"]["reason"] == "window/stale", stale
+
+            figures = await _scrape(metrics_port)
+            assert figures[("sparrow_intents_total", ())] == 2
+            assert figures[("sparrow_refusals_total", (("reason", "window/stale"),))] == 1
+            assert figures[("sparrow_journal_commit_seconds_count", ())] > 0  # the table, its seats, Ann's action
+            assert figures[("sparrow_table_failures_total", ())] == 0
+            assert figures[("process_resident_memory_bytes", ())] > 0
+            # Tables and sockets are counted once a second: wait for the count that includes this table.
+            async with asyncio.timeout(30):
+                while figures.get(("sparrow_tables", (("status", "playing"),))) != 1:
+                    await asyncio.sleep(0.2)  # a child process offers nothing to await
+                    figures = await _scrape(metrics_port)
+            assert figures[("sparrow_sockets", ())] == 1
+            assert figures[("sparrow_tables", (("status", "waiting"),))] == 0
+            assert 0 <= figures[("sparrow_event_loop_lag_seconds", ())] < 30
+        finally:
+            await client.close()
+    finally:
+        server.stop()
+
+
+async def test_a_busy_metrics_port_stops_the_server(tmp_path: Path) -> None:
+    database = tmp_path / "club.db"
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        server = ServerProcess(f"sqlite:///{database}", free_port(), tmp_path)
+        assert server.spawn("--metrics-port", str(port)).wait(timeout=60) == 2
+    said = server.log.read_text()
+    assert f"cannot serve metrics on 127.0.0.1:{port}" in said and "Traceback" not in said, said
+    assert not database.exists()
+
+
+async def test_no_metrics_unless_asked(tmp_path: Path) -> None:
+    server = ServerProcess(f"sqlite:///{tmp_path / 'club.db'}", free_port(), tmp_path)
+    try:
+        await server.start()
+        assert "Metrics" not in server.log.read_text()
+    finally:
+        server.stop()
