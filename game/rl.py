@@ -29,7 +29,7 @@ from game.actions import Action, ActionType
 from game.game import Game, GamePhase
 from game.hand import shanten
 from game.rules import Rules
-from game.seatview import SeatView
+from game.seatview import SeatView, SeatViewCache
 from game.tiles import NUM_PLAYING_KINDS, PLAYING, WINDS, Tile
 from game.view import view
 
@@ -205,6 +205,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         self.action_spaces: dict[str, spaces.Discrete] = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._seeds = np.random.default_rng(0)  # never seeded: the same hands as after reset(seed=0)'s first
         self.game = Game(self.rules, 0)
+        self._views = SeatViewCache()
         self.hands_played = 0
         self._shanten = [0, 0, 0, 0]
 
@@ -226,6 +227,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         else:
             game_seed = int(self._seeds.integers(2**62))
         self.game = Game(self.rules, game_seed)
+        self._views = SeatViewCache()  # one per game
         self.hands_played = 0
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -239,7 +241,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
 
     def observe(self, agent: str) -> dict[str, NDArray[np.float32] | NDArray[np.int8]]:
         """``agent``'s observation: its view encoded, and a mask of the actions it may take now."""
-        seen = SeatView.of(self.game, self.agent_name_mapping[agent])
+        seen = SeatView.of(self.game, self.agent_name_mapping[agent], self._views)
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if not (self.terminations.get(agent) or self.truncations.get(agent)):
             for action in seen.legal:
