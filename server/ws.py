@@ -191,7 +191,9 @@ class _Reader:
         try:
             self.take(frame)
         except Exception:
-            log.exception("socket %s failed on a message", self.conn.id)
+            log.exception(
+                "socket %s failed on a message", self.conn.id, extra={"table": self.actor.id, "seat": self.conn.seat}
+            )
             self.conn.close(INTERNAL_ERROR, "the server failed on that message")
 
 

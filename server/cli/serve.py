@@ -12,7 +12,7 @@ import sys
 import asyncpg
 from sqlalchemy.exc import ArgumentError
 
-from server import metrics
+from server import logs, metrics
 from server.cli.arguments import whole_number
 
 __all__ = ["register"]
@@ -56,6 +56,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "free name), members (a new server's default), invite (members, and guests they invite to one table)",
     )
     parser.add_argument(
+        "--log-format",
+        choices=logs.FORMATS,
+        default="text",
+        help="how log lines are written to standard error: text (default), or json, one object per line "
+        "(time, level, logger, message; table and seat on a table's lines)",
+    )
+    parser.add_argument(
         "--metrics-port",
         type=whole_number(0, 65535, "a port number"),
         default=None,
@@ -71,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     locked (one server per database, lesson 18); either failing exits with status 2.
     """
     import uvicorn
+    from uvicorn.config import LOGGING_CONFIG
 
     from server.app import create_app
     from server.club.club import ClubConfig
@@ -81,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     from server.wire import UVICORN_OPTIONS
     from server.ws import SocketConfig
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.configure(args.log_format)
     public = args.public_url or [u for u in os.environ.get("SPARROW_PUBLIC_URL", "").split(",") if u.strip()]
     try:
         configured([*public, *args.allow_origin])
@@ -107,7 +115,11 @@ def run(args: argparse.Namespace) -> int:
     base_url = public[0].rstrip("/") if public else f"http://{_display(_reachable(args.host))}:{port}"
     club = ClubConfig(load_secret(), mode=args.club_mode, base_url=base_url)
     app = create_app(socket_config=socket_config, db="memory" if url is None else url, club=club)
-    config = uvicorn.Config(app, host=args.host, port=port, log_level="warning", lifespan="on", **UVICORN_OPTIONS)
+    # In JSON, uvicorn's own lines go through our handler (None: it leaves logging as it is).
+    log_config = None if args.log_format == "json" else LOGGING_CONFIG
+    config = uvicorn.Config(
+        app, host=args.host, port=port, log_level="warning", log_config=log_config, lifespan="on", **UVICORN_OPTIONS
+    )
     server = uvicorn.Server(config)
 
     async def main() -> int:

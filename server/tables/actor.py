@@ -21,7 +21,7 @@ from game.actions import Action, ActionType
 from game.errors import RulesError
 from game.game import Game, GamePhase, replay
 from game.policy import choose
-from server import metrics
+from server import logs, metrics
 from server.protocol import MAX_ID
 from server.statediff import Memo, diff
 from server.tables.clock import Clock, Timer
@@ -198,7 +198,9 @@ class TableActor:
     # ---------------------------------------------------------------- running
     def start(self) -> None:
         """Start the actor's task on the running loop."""
-        self._task = asyncio.get_running_loop().create_task(self.run(), name=f"table-{self.id}")
+        self._task = asyncio.get_running_loop().create_task(
+            self.run(), name=f"table-{self.id}", context=logs.table_context(self.id)
+        )
 
     async def run(self) -> None:
         """Handle inbox messages one at a time until :class:`Stop` (or until the table has to close
@@ -207,6 +209,7 @@ class TableActor:
         """
         while self.status != "closed":
             msg = await self.inbox.get()
+            logs.handling(msg)  # the seat its log lines concern
             try:
                 await self.handle(msg)
             except WriteOutcomeUnknown:
@@ -243,7 +246,7 @@ class TableActor:
             try:
                 await asyncio.wait_for(asyncio.shield(self._task), wait)
             except TimeoutError:
-                log.error("table %s did not stop within %g s; it is cancelled", self.id, wait)
+                log.error("table %s did not stop within %g s; it is cancelled", self.id, wait, extra={"table": self.id})
                 self._task.cancel()
                 with contextlib.suppress(BaseException):
                     await self._task

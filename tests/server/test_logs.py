@@ -1,0 +1,102 @@
+"""Structured logs (`sparrow serve --log-format json`): one JSON object per line, and every line a
+table logs names the table and the seat it concerns."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from processkit import ServerProcess, free_port
+from tablekit import Kit
+
+from server.logs import JsonFormatter
+from server.tables.journal import MemoryJournal, Record
+
+
+@dataclass
+class FullDisk(MemoryJournal):
+    """A memory journal whose action writes fail while ``failing``."""
+
+    failing: bool = False
+
+    async def record(self, record: Record) -> None:
+        if self.failing:
+            raise OSError(28, "No space left on device")
+        await super().record(record)
+
+
+@pytest.fixture
+def json_lines() -> Iterator[io.StringIO]:
+    """What the server's loggers write meanwhile, in the JSON format."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    logger = logging.getLogger("sparrow")
+    logger.addHandler(handler)
+    try:
+        yield stream
+    finally:
+        logger.removeHandler(handler)
+
+
+@pytest.mark.asyncio
+async def test_a_table_line_names_the_table_and_the_seat(json_lines: io.StringIO) -> None:
+    journal = FullDisk()
+    kit = Kit(journal)
+    actor, clients = await kit.table(humans=4)
+    mover = next(c for c in clients if c.legal)
+    seat = mover.state["seat"]
+    journal.failing = True
+    request = mover.act(mover.legal[0])
+    await kit.settle(actor)
+    mover.pump()
+    assert mover.answers[request]["d"]["reason"] == "server/storage"
+    lines = [json.loads(line) for line in json_lines.getvalue().splitlines()]
+    failed = [line for line in lines if "could not write to storage" in line["message"]]
+    assert len(failed) == 1, lines
+    line = failed[0]
+    assert line["table"] == actor.id and line["seat"] == seat
+    assert line["level"] == "ERROR" and line["logger"] == "sparrow.table"
+    assert "No space left on device" in line["exception"] and line["time"].endswith("+00:00")
+    await kit.lobby.close()
+
+
+def test_a_line_about_no_table_has_no_table() -> None:
+    record = logging.LogRecord("sparrow.store", logging.WARNING, __file__, 1, "retrying %d writes", (3,), None)
+    line = json.loads(JsonFormatter().format(record))
+    assert line["message"] == "retrying 3 writes" and line["level"] == "WARNING" and "table" not in line
+
+
+@pytest.mark.asyncio
+async def test_serve_writes_json_lines(tmp_path: Path) -> None:
+    server = ServerProcess(f"sqlite+aiosqlite:///{tmp_path / 'club.db'}", free_port(), tmp_path)
+    try:
+        await server.start("--log-format", "json")
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", trust_env=False) as http:
+            timers = {"grace": 0, "turn": 600, "ready": None}  # nobody connects: it pauses at once
+            owner = (await http.post("/api/tables", json={"player": "Ann", "timers": timers})).json()
+            await http.post(f"/api/tables/{owner['table']}/bots", json={"token": owner["token"]})
+            assert (
+                await http.post(f"/api/tables/{owner['table']}/start", json={"token": owner["token"]})
+            ).status_code == 200
+        async with asyncio.timeout(30):
+            while "paused" not in server.log.read_text():
+                await asyncio.sleep(0.1)  # a child process offers nothing to await
+    finally:
+        server.stop()
+    # stdout (in the same file here) keeps its lines for a person; every log line is JSON
+    said = server.log.read_text().splitlines()
+    assert not [line for line in said if re.match(r"\d{4}-\d\d-\d\d ", line)]  # no line in the text format
+    lines = [json.loads(line) for line in said if line.startswith("{")]
+    assert all({"time", "level", "logger", "message"} <= line.keys() for line in lines)
+    assert any(line["logger"] == "sparrow.app" and line["message"].startswith("restored 0") for line in lines)
+    paused = next(line for line in lines if "paused" in line["message"])
+    assert paused["table"] == owner["table"] and paused["seat"] is None and paused["level"] == "INFO"
