@@ -299,7 +299,9 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         if self.render_mode is None:
             return None
         doc = view(self.game, None)
-        lines = [f"deal {doc['deal']}, wall {doc['wall']}, turn {doc.get('turn')}"]
+        wall = doc["wall"]
+        assert isinstance(wall, dict)
+        lines = [f"deal {doc['deal']}, wall {wall['live']} live + {wall['dead']} dead, turn {doc.get('turn')}"]
         seats = doc["seats"]
         assert isinstance(seats, list)
         for s in seats:
