@@ -203,7 +203,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
             for a in self.possible_agents
         }
         self.action_spaces: dict[str, spaces.Discrete] = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self._seeds = np.random.default_rng(0)  # never seeded: the same hands as after reset(seed=0)'s first
+        self._seeds = np.random.default_rng(0)  # game seeds for resets without one, as if seed 0 had been given
         self.game = Game(self.rules, 0)
         self._views = SeatViewCache()
         self.hands_played = 0
