@@ -12,9 +12,9 @@ seat's concealed tiles or the wall even by mistake: those are not in the documen
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from game.actions import Action
 from game.game import Game
@@ -24,8 +24,6 @@ from game.tiles import NUM_PLAYING_KINDS, Tile
 from game.view import ViewCache, views
 
 __all__ = ["SeatView", "SeatViewCache", "SeenMeld", "SeenDiscard"]
-
-_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +95,7 @@ class SeatView:
 
         :raises ValueError: if ``doc`` is a spectator's view (it has no seat).
         """
-        return _read(doc, rules, _fresh)
+        return _read(doc, rules, _FRESH)
 
     @property
     def unseen(self) -> tuple[int, ...]:
@@ -110,43 +108,128 @@ class SeatView:
         return any(m.exposed for m in self.melds[self.seat])
 
 
-class SeatViewCache:
+class _Reader:
+    """Reads the parts of a view document afresh every time."""
+
+    __slots__ = ()
+
+    def seat(self, doc: Mapping[str, Any]) -> _SeenSeat:
+        concealed = doc.get("concealed")
+        return _SeenSeat(
+            wind=Tile.parse(doc["wind"]),
+            score=doc["score"],
+            tiles=doc["tiles"],
+            melds=tuple(self.meld(m) for m in doc["melds"]),
+            bonus=tuple(Tile.parse(b) for b in doc["bonus"]),
+            concealed=None if concealed is None else self.counts(concealed),
+        )
+
+    def meld(self, doc: Mapping[str, Any]) -> SeenMeld:
+        return _meld(doc)
+
+    def counts(self, text: str) -> tuple[int, ...]:
+        hand = [0] * NUM_PLAYING_KINDS
+        for t in parse_tiles(text):
+            hand[t] += 1
+        return tuple(hand)
+
+    def discards(self, docs: list[Any]) -> tuple[SeenDiscard, ...]:
+        return tuple(_discard(d) for d in docs)
+
+    def actions(self, docs: list[Mapping[str, Any]]) -> tuple[Action, ...]:
+        return tuple(Action.from_json(a) for a in docs)
+
+
+_FRESH = _Reader()
+
+
+class SeatViewCache(_Reader):
     """Reads views of one game again and again cheaply (an arena, a bot's seat at a table).
 
     The view is built with a :class:`game.view.ViewCache`, so a part that did not change since the
-    last view (another seat, a discard, the legal actions) is the very same object; each such object
-    is read once and its reading handed out again. The readings are values, so sharing them is safe.
+    last view (another seat, the discards, the legal actions) is the very same object; each such
+    object is read once and its reading handed out again. The readings are values, so sharing them
+    is safe. The result is always what :meth:`SeatView.read` would give.
     """
 
-    __slots__ = ("views", "_parts")
+    __slots__ = ("views", "_seats", "_hands", "_melds", "_actions", "_action_lists", "_discards")
 
-    _LIMIT = 4096  # readings kept before starting afresh (a few deals' worth)
+    _LIMIT = 4096  # readings of one sort kept before starting afresh (a few deals' worth)
 
     def __init__(self) -> None:
         self.views = ViewCache()
-        self._parts: dict[int, tuple[object, object]] = {}
+        # Keyed by identity, each part is kept alongside its reading so that its id cannot be reused.
+        self._seats: dict[int, tuple[object, _SeenSeat]] = {}
+        self._action_lists: dict[int, tuple[object, tuple[Action, ...]]] = {}
+        self._hands: dict[str, tuple[int, ...]] = {}
+        self._melds: dict[tuple[object, ...], SeenMeld] = {}
+        self._actions: dict[tuple[object, ...], Action] = {}
+        self._discards: tuple[list[Any], tuple[SeenDiscard, ...]] = ([], ())
 
     def read(self, doc: Mapping[str, Any], rules: Rules) -> SeatView:
         """:meth:`SeatView.read`, reusing the readings of parts seen before."""
-        return _read(doc, rules, self._memo)
+        return _read(doc, rules, self)
 
-    def _memo(self, part: Any, build: Callable[[Any], _T]) -> _T:
-        # Keyed by identity; the part itself is kept alongside so that its id cannot be reused.
-        hit = self._parts.get(id(part))
-        if hit is not None and hit[0] is part:
-            return hit[1]  # type: ignore[return-value]
-        if len(self._parts) >= self._LIMIT:
-            self._parts.clear()
-        value = build(part)
-        self._parts[id(part)] = (part, value)
+    def seat(self, doc: Mapping[str, Any]) -> _SeenSeat:
+        hit = self._seats.get(id(doc))
+        if hit is not None and hit[0] is doc:
+            return hit[1]
+        _bound(self._seats)
+        value = super().seat(doc)
+        self._seats[id(doc)] = (doc, value)
+        return value
+
+    def counts(self, text: str) -> tuple[int, ...]:
+        value = self._hands.get(text)
+        if value is None:
+            _bound(self._hands)
+            value = self._hands[text] = super().counts(text)
+        return value
+
+    def meld(self, doc: Mapping[str, Any]) -> SeenMeld:
+        key = tuple(doc.items())
+        value = self._melds.get(key)
+        if value is None:
+            _bound(self._melds)
+            value = self._melds[key] = _meld(doc)
+        return value
+
+    def discards(self, docs: list[Any]) -> tuple[SeenDiscard, ...]:
+        # Discards are only ever appended to, or have the latest one claimed (then the list is built
+        # anew): a list that still holds the objects read last time, where they were, needs only its
+        # new entries read.
+        last, seen = self._discards
+        if docs is last:
+            return seen
+        n = len(last)
+        if not (n and len(docs) >= n and docs[n - 1] is last[n - 1] and docs[0] is last[0]):
+            n, seen = 0, ()
+        seen = seen + tuple(_discard(d) for d in docs[n:])
+        self._discards = (docs, seen)
+        return seen
+
+    def actions(self, docs: list[Mapping[str, Any]]) -> tuple[Action, ...]:
+        hit = self._action_lists.get(id(docs))
+        if hit is not None and hit[0] is docs:
+            return hit[1]
+        out = []
+        for a in docs:
+            tiles = a.get("tiles")
+            key = (a.get("type"), a.get("tile"), None if tiles is None else tuple(tiles), len(a))
+            action = self._actions.get(key)
+            if action is None:
+                _bound(self._actions)
+                action = self._actions[key] = Action.from_json(a)
+            out.append(action)
+        value = tuple(out)
+        _bound(self._action_lists)
+        self._action_lists[id(docs)] = (docs, value)
         return value
 
 
-_Memo = Callable[[Any, Callable[[Any], Any]], Any]
-
-
-def _fresh(part: Any, build: Callable[[Any], _T]) -> _T:
-    return build(part)
+def _bound(cache: dict[Any, Any]) -> None:
+    if len(cache) >= SeatViewCache._LIMIT:
+        cache.clear()
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,40 +242,18 @@ class _SeenSeat:
     concealed: tuple[int, ...] | None
 
 
-def _seat(doc: Mapping[str, Any]) -> _SeenSeat:
-    concealed = doc.get("concealed")
-    counts: tuple[int, ...] | None = None
-    if concealed is not None:
-        hand = [0] * NUM_PLAYING_KINDS
-        for t in parse_tiles(concealed):
-            hand[t] += 1
-        counts = tuple(hand)
-    return _SeenSeat(
-        wind=Tile.parse(doc["wind"]),
-        score=doc["score"],
-        tiles=doc["tiles"],
-        melds=tuple(_meld(m) for m in doc["melds"]),
-        bonus=tuple(Tile.parse(b) for b in doc["bonus"]),
-        concealed=counts,
-    )
-
-
 def _discard(doc: Mapping[str, Any]) -> SeenDiscard:
     return SeenDiscard(doc["seat"], Tile.parse(doc["tile"]), doc.get("claimed_by"))
 
 
-def _actions(docs: list[Mapping[str, Any]]) -> tuple[Action, ...]:
-    return tuple(Action.from_json(a) for a in docs)
-
-
-def _read(doc: Mapping[str, Any], rules: Rules, memo: _Memo) -> SeatView:
+def _read(doc: Mapping[str, Any], rules: Rules, reader: _Reader) -> SeatView:
     seat = doc["seat"]
     if not isinstance(seat, int):
         raise ValueError("a spectator's view has no seat to decide for")
-    seats: list[_SeenSeat] = [memo(s, _seat) for s in doc["seats"]]
+    seats = [reader.seat(s) for s in doc["seats"]]
     hand = seats[seat].concealed or (0,) * NUM_PLAYING_KINDS
     melds = tuple(s.melds for s in seats)
-    discards: tuple[SeenDiscard, ...] = tuple(memo(d, _discard) for d in doc["discards"])
+    discards = reader.discards(doc["discards"])
     turn = doc.get("turn") or {}
     phase = turn.get("phase")
     offered = turn.get("tile") if phase in ("claim", "rob") else None
@@ -228,7 +289,7 @@ def _read(doc: Mapping[str, Any], rules: Rules, memo: _Memo) -> SeatView:
         current=turn.get("seat") if phase == "turn" else None,
         offered=Tile.parse(offered) if offered else None,
         offered_by=turn.get("from") if offered else None,
-        legal=memo(doc["legal_actions"], _actions),
+        legal=reader.actions(doc["legal_actions"]),
         visible=tuple(visible),
     )
 

@@ -1,0 +1,209 @@
+"""``sparrow arena``: four bots play N hands in duplicate; each bot's results with a 95% interval.
+
+The hands are played by :mod:`game.arena`; this module shares the walls out over processes, shows
+a progress bar and prints the report. Walls come back in wall order whatever the number of
+processes, so the same arguments give the same figures with any ``--jobs`` (only the speeds vary).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Iterator
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from game.arena import ROTATIONS, BotFigures, Tally, WallResult, check_bots, play_wall, walls_for
+from game.hand import standard_shanten
+from server.cli.arguments import whole_number
+
+__all__ = ["register", "run_arena"]
+
+DUPLICATE_NOTE = (
+    "Played in duplicate: each wall was dealt {rotations} times with the bots rotated one seat each time,\n"
+    "so every bot played every seat of every wall and the luck of the deal cancels out."
+)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``arena`` sub-command."""
+    p = sub.add_parser(
+        "arena",
+        help="four bots play N hands in duplicate; win, deal-in and score figures per bot",
+        description="Four bots (one per seat) play N hands. Each wall is played four times with the bots "
+        "rotated through the seats (duplicate), so the luck of the deal cancels out; N is rounded up to a "
+        "multiple of 4. The same arguments give the same figures; only the speeds vary.",
+    )
+    p.add_argument(
+        "--bots",
+        type=_bot_names,
+        required=True,
+        metavar="A,B,C,D",
+        help="four bot names, one per seat (a name may repeat): random, greedy, normal, …",
+    )
+    p.add_argument("--hands", type=whole_number(1), required=True, metavar="N", help="hands to play")
+    p.add_argument("--seed", default="0", metavar="S", help="seed of the whole run (default 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--jobs",
+        type=whole_number(1),
+        default=os.cpu_count() or 1,
+        metavar="J",
+        help="processes to play in (default: the machine's cores)",
+    )
+    p.set_defaults(func=run)
+
+
+def _bot_names(text: str) -> tuple[str, str, str, str]:
+    try:
+        return check_bots([name.strip() for name in text.split(",")])
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _play_wall(bots: tuple[str, ...], seed: str, wall: int) -> WallResult:
+    return play_wall(bots, seed, wall, clock=time.perf_counter)
+
+
+def run_arena(
+    bots: tuple[str, ...], hands: int, seed: str, jobs: int = 1, on_wall: Callable[[Tally], None] | None = None
+) -> Tally:
+    """Play ``hands`` hands (rounded up to whole walls) over ``jobs`` processes; ``on_wall`` is called
+    with the running tally after each wall.
+
+    :raises ValueError: if the bot names are not four known bots.
+    """
+    check_bots(bots)
+    walls = walls_for(hands)
+    standard_shanten([1] * 13 + [0] * 21)  # load the shanten tables once, before the processes fork
+    tally = Tally()
+    task = functools.partial(_play_wall, tuple(bots), seed)
+    with _pool(jobs, walls) as results:
+        for result in results(task, range(walls)):
+            tally.add(result)  # in wall order, so the sums are the same for any number of processes
+            if on_wall is not None:
+                on_wall(tally)
+    return tally
+
+
+class _pool:
+    """``map`` in this process, or an ordered ``imap`` over a pool of ``jobs`` processes."""
+
+    def __init__(self, jobs: int, walls: int) -> None:
+        self._jobs = min(jobs, walls)
+        self._chunk = max(1, min(8, walls // (self._jobs * 16)))
+        self._pool: multiprocessing.pool.Pool | None = None
+
+    def __enter__(self) -> Callable[[Callable[[int], WallResult], range], Iterator[WallResult]]:
+        if self._jobs <= 1:
+            return map
+        self._pool = multiprocessing.get_context("fork").Pool(self._jobs)
+        pool = self._pool
+        return lambda task, items: pool.imap(task, items, chunksize=self._chunk)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the hands and print the report."""
+    bots: tuple[str, str, str, str] = args.bots
+    walls = walls_for(args.hands)
+    played = walls * ROTATIONS
+    console = Console(stderr=True)
+    started = time.perf_counter()
+    with Progress(
+        TextColumn("arena"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("hands"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=args.json or not console.is_terminal,
+    ) as progress:
+        task = progress.add_task("hands", total=played)
+        tally = run_arena(bots, args.hands, args.seed, args.jobs, lambda t: progress.update(task, completed=t.hands))
+    elapsed = max(time.perf_counter() - started, 1e-9)
+    figures = tally.figures()
+    speed = tally.hands / elapsed
+    if args.json:
+        print(json.dumps(_report(tally, figures, args.seed, speed)))
+        return 0
+    _print_text(bots, args, tally, figures, elapsed)
+    return 0
+
+
+def _report(tally: Tally, figures: list[BotFigures], seed: str, speed: float) -> dict[str, object]:
+    return {
+        "hands": tally.hands,
+        "duplicate": True,
+        "seed": seed,
+        "bots": [
+            {
+                "bot": f.bot,
+                "mean_score": round(f.mean_score, 3),
+                "ci95": None if f.ci95 is None else [round(f.ci95[0], 3), round(f.ci95[1], 3)],
+                "win_rate": round(f.win_rate, 4),
+                "deal_in_rate": round(f.deal_in_rate, 4),
+                "self_draw_rate": round(f.self_draw_rate, 4),
+                "mean_win_value": None if f.mean_win_value is None else round(f.mean_win_value, 2),
+                "ms_per_move": None if f.ms_per_move is None else round(f.ms_per_move, 3),
+            }
+            for f in figures
+        ],
+        "hands_per_second": round(speed, 1),
+    }
+
+
+def _print_text(
+    bots: tuple[str, ...], args: argparse.Namespace, tally: Tally, figures: list[BotFigures], elapsed: float
+) -> None:
+    out = Console(highlight=False)
+    if not out.is_terminal:
+        out.width = 120  # a file or a pipe: one row per bot, never wrapped
+    rounded = "" if tally.hands == args.hands else f"; {args.hands} rounded up to a multiple of {ROTATIONS}"
+    out.print(
+        f"arena      {', '.join(bots)} (seats 0-3 in the first rotation), seed {args.seed}\n"
+        f"hands      {tally.hands}: {tally.walls} walls x {ROTATIONS} rotations{rounded}; "
+        f"{tally.wash_outs} wash-outs"
+    )
+    out.print(DUPLICATE_NOTE.format(rotations=ROTATIONS))
+    table = Table(box=None, pad_edge=False)
+    for name, justify in (
+        ("bot", "left"),
+        ("hands", "right"),
+        ("win %", "right"),
+        ("win value", "right"),
+        ("deal-in %", "right"),
+        ("self-draw %", "right"),
+        ("score/hand ± 95% CI", "right"),
+        ("ms/move", "right"),
+    ):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for f in figures:
+        ci = "" if f.ci95 is None else f" ± {(f.ci95[1] - f.ci95[0]) / 2:.1f}"
+        table.add_row(
+            f.bot,
+            str(f.hands),
+            f"{100 * f.win_rate:.1f}",
+            "-" if f.mean_win_value is None else f"{f.mean_win_value:.1f}",
+            f"{100 * f.deal_in_rate:.1f}",
+            f"{100 * f.self_draw_rate:.1f}",
+            f"{f.mean_score:+.1f}{ci}",
+            "-" if f.ms_per_move is None else f"{f.ms_per_move:.2f}",
+        )
+    out.print(table)
+    out.print(
+        "win value: mean value of its winning hands; score/hand: mean score change per hand, with a 95% interval\n"
+        "that treats each wall as one sample (the bot's mean over its seats in that wall's rotations).\n"
+        f"speed      {tally.hands / elapsed:.1f} hands/s with {min(args.jobs, tally.walls)} process(es)"
+    )
