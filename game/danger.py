@@ -1,0 +1,141 @@
+"""Reading the table for defence, from what one seat sees (R12.1): how close each opponent looks and
+how dangerous each tile is to throw.
+
+Everything here is read from a :class:`~game.seatview.SeatView`: the opponents' exposed sets, every
+discard in order, the wall count and this seat's own tiles. Nothing looks at a concealed hand.
+
+- An opponent looks *close* (ready, or nearly) the more sets it has exposed, the more turns it has
+  played and the fewer tiles it keeps concealed.
+- A tile is *safe* against an opponent when it cannot complete that opponent's hand now: a tile thrown
+  by anyone since that opponent's last discard (its hand has not changed since, and it let the tile
+  go: every player declares a win it can make), the opponent's own latest discard (sacred discard,
+  R6.7), or an honour whose four copies this seat can all see. Other tiles are graded: honours by how
+  many copies are in sight, suit tiles by rank (a middle tile fits more waits than a terminal), tiles
+  the opponent threw earlier and tiles three ranks from its discards are safer, and a suit the
+  opponent's exposed sets concentrate on (a flush, R9) is more dangerous, the other suits less.
+- Pao (R11.3): the tile that could complete an opponent's third dragon set or fourth wind set is
+  *forbidden* while its other copies are not in sight.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from game.seatview import SeatView
+from game.tiles import NUM_PLAYING_KINDS
+
+__all__ = ["TableRead", "read_danger"]
+
+_DRAGONS = (31, 32, 33)
+_WINDS = (27, 28, 29, 30)
+# How dangerous a suit tile is by rank before anything else is known: a middle tile completes more waits.
+_RANK_DANGER = (0.55, 0.75, 0.9, 1.0, 1.0, 1.0, 0.9, 0.75, 0.55)
+# An honour by copies in sight (this seat's own included): with 3 in sight it can only be a single wait.
+_HONOUR_DANGER = (0.7, 0.6, 0.45, 0.1, 0.0)
+_QUIET = 0.45  # below this chance of being ready an opponent is not defended against
+
+
+@dataclass(frozen=True, slots=True)
+class TableRead:
+    """One seat's reading of the danger at the table."""
+
+    threat: tuple[float, float, float, float]  # per seat: how likely it is ready now (0 for this seat)
+    risk: tuple[float, ...]  # per kind: the summed danger of throwing it, weighted by each threat
+    forbidden: frozenset[int]  # kinds that could complete an opponent's third dragon or fourth wind set (R11.3)
+
+    @property
+    def top_threat(self) -> float:
+        """The likeliest opponent's chance of being ready."""
+        return max(self.threat)
+
+
+def read_danger(seen: SeatView) -> TableRead:
+    """Read the danger of every tile, as ``seen.seat`` sees the table."""
+    me = seen.seat
+    visible = seen.visible
+    turns = [0, 0, 0, 0]
+    last = [-1, -1, -1, -1]  # index of each seat's latest discard
+    thrown: list[set[int]] = [set(), set(), set(), set()]
+    first_claim = [-1, -1, -1, -1]
+    for i, thrown_tile in enumerate(seen.discards):
+        turns[thrown_tile.seat] += 1
+        last[thrown_tile.seat] = i
+        thrown[thrown_tile.seat].add(int(thrown_tile.tile))
+        if thrown_tile.claimed_by is not None and first_claim[thrown_tile.claimed_by] < 0:
+            first_claim[thrown_tile.claimed_by] = i
+    threat = [0.0, 0.0, 0.0, 0.0]
+    risk = [0.0] * NUM_PLAYING_KINDS
+    forbidden: set[int] = set()
+    for o in range(4):
+        if o == me:
+            continue
+        melds = seen.melds[o]
+        sets = len(melds)
+        concealed = seen.tile_counts[o]
+        # A rough chance of being ready: each exposed set and each turn played brings a hand closer.
+        pressure = 0.045 * turns[o] + 0.45 * sets + (0.8 if concealed <= 4 else 0.0)
+        p = 1.0 - math.exp(-pressure)
+        if p < _QUIET:
+            p = 0.0  # not yet a threat worth a thought
+        weight = 1.5 if o == seen.dealer else 1.0  # payments to the dealer are doubled (R11.1)
+        honour_sets = {int(m.tile) for m in melds if m.kind != "chow" and m.tile >= 27}
+        dragons = sum(1 for t in honour_sets if t in _DRAGONS)
+        winds = sum(1 for t in honour_sets if t in _WINDS)
+        if dragons >= 2:
+            forbidden.update(t for t in _DRAGONS if t not in honour_sets and visible[t] <= 2)
+            weight *= 2.0  # a big hand in the making
+        if winds >= 3:
+            forbidden.update(t for t in _WINDS if t not in honour_sets and visible[t] <= 2)
+            weight *= 2.0
+        flush = _flush_suit(seen, o, first_claim[o])
+        threat[o] = p
+        safe_now = {int(t.tile) for t in seen.discards[last[o] + 1 :]}
+        if last[o] >= 0:
+            safe_now.add(int(seen.discards[last[o]].tile))
+        mine = thrown[o]
+        for k in range(NUM_PLAYING_KINDS):
+            if k in safe_now:
+                continue
+            if k >= 27:
+                d = _HONOUR_DANGER[min(visible[k], 4)]
+                if flush is not None:
+                    d *= 1.3
+                if k in mine:
+                    d *= 0.4
+            else:
+                suit, rank = divmod(k, 9)
+                d = _RANK_DANGER[rank]
+                if k in mine:
+                    d *= 0.3
+                else:
+                    low = rank >= 3 and (k - 3) in mine
+                    high = rank <= 5 and (k + 3) in mine
+                    if (low or rank < 3) and (high or rank > 5):
+                        d *= 0.5  # three ranks from its discards on every side: fewer two-sided waits
+                    elif low or high:
+                        d *= 0.75
+                if flush is not None:
+                    d *= 1.6 if suit == flush else 0.15
+            risk[k] += p * weight * d
+    return TableRead(
+        threat=(threat[0], threat[1], threat[2], threat[3]), risk=tuple(risk), forbidden=frozenset(forbidden)
+    )
+
+
+def _flush_suit(seen: SeatView, seat: int, first_claim: int) -> int | None:
+    """The suit ``seat``'s exposed sets show it collecting for a flush (R9), if they clearly do: two or
+    more sets, every suit set in one suit, and no tile of that suit thrown since it began claiming.
+    """
+    melds = seen.melds[seat]
+    if len(melds) < 2:
+        return None
+    suits = {m.tile // 9 for m in melds if m.tile < 27}
+    if len(suits) != 1:
+        return None
+    suit = suits.pop()
+    if first_claim >= 0:
+        for d in seen.discards[first_claim:]:
+            if d.seat == seat and d.tile < 27 and d.tile // 9 == suit:
+                return None
+    return suit

@@ -1,0 +1,309 @@
+"""The "strong" bot level (issue 22): speed, tile acceptance, hand value and defence, from one seat's view.
+
+How :class:`StrongBot` decides, in order:
+
+- It declares a win whenever it can (R7.3), on its own draw, a discard or a robbed kong.
+- A discard is judged by the hand it leaves: its shanten (tiles from ready), its *acceptance* (how many
+  unseen tiles would bring it a step closer, counted from ``seen.unseen``) and its expected *doubles*
+  (R9): pungs and pairs of dragons, of its seat wind and of the prevailing wind, and a hand heading for
+  one suit (a half flush, or a full flush without honours). The hand's worth is acceptance × 2^doubles,
+  weighs the choice among the discards that leave it closest to ready.
+- Defence (:mod:`game.danger`): every opponent's chance of being ready and every tile's danger are read
+  off the table. Danger is weighed against the hand's worth; when an opponent is clearly close and the
+  bot's own hand is far (two steps or more, or one step against an opponent who is almost surely
+  ready), it folds: it throws the safest tile it holds. It never throws the tile that could complete an
+  opponent's third dragon or fourth wind set (pao, R11.3) while it has any other discard.
+- A chow, pung or kong is claimed only when the hand it leaves is worth more than passing: a step closer
+  to ready, or a double gained (a dragon or valuable wind pung) at no cost in shanten or acceptance.
+  Opening a concealed hand gives up the concealed self-drawn double (R9, ``concealed_doubles``). It
+  claims nothing while folding. In its own turn it declares a kong that costs no shanten.
+
+It is deterministic and quick: no search, only shanten lookups (a few hundred per decision).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from game.actions import Action, ActionType
+from game.danger import TableRead, read_danger
+from game.seatview import SeatView, SeenMeld
+from game.suit_tables import Tables, tables
+
+__all__ = ["StrongBot"]
+
+_MAJORS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+_IS_MAJOR = tuple(k in _MAJORS for k in range(34))
+_DRAGONS = (31, 32, 33)
+_STEP = 0.2  # a hand one step further from ready is worth a fifth as much
+_FOLD_FAR = 0.8  # fold two or more steps from ready against an opponent this likely to be ready
+_FOLD_NEAR = 0.95  # and one step from ready against one this likely
+_CAUTION = (0.3, 0.15)  # weight of danger against worth: base, and more per step from ready
+_TABLES: Tables | None = None
+
+
+def _tables() -> Tables:
+    global _TABLES
+    if _TABLES is None:
+        _TABLES = tables()
+    return _TABLES
+
+
+class StrongBot:
+    """The "strong" level: see the module docstring. ``seed`` is accepted for the registry; it decides
+    nothing, since the bot plays the same way every time.
+    """
+
+    name = "strong"
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.seed = seed
+
+    def decide(self, seen: SeatView) -> Action:
+        """The bot's action for ``seen``, one of ``seen.legal``.
+
+        :raises ValueError: if the seat has nothing to do.
+        """
+        if not seen.legal:
+            raise ValueError(f"seat {seen.seat} has nothing to do now")
+        by_type: dict[ActionType, list[Action]] = {}
+        for a in seen.legal:
+            by_type.setdefault(a.type, []).append(a)
+        if ActionType.WIN in by_type:
+            return by_type[ActionType.WIN][0]
+        if ActionType.DISCARD not in by_type and ActionType.PASS not in by_type and ActionType.KONG not in by_type:
+            return seen.legal[0]  # "ready" between deals
+        mind = _Mind(seen)
+        if ActionType.PASS in by_type:
+            return mind.claim(by_type)
+        for kong in by_type.get(ActionType.KONG, []):
+            if mind.kong_is_free(kong):
+                return kong
+        return mind.discard(by_type.get(ActionType.DISCARD, []))
+
+
+class _Mind:
+    """One decision's worth of reading: the hand, the unseen tiles, the valuable honours, the danger."""
+
+    def __init__(self, seen: SeatView) -> None:
+        self.seen = seen
+        self.hand = list(seen.hand)
+        self.unseen = seen.unseen
+        self.melds: list[SeenMeld] = list(seen.melds[seen.seat])
+        self.concealed = not seen.open
+        value: dict[int, int] = {k: 1 for k in _DRAGONS}
+        for wind in (seen.winds[seen.seat], seen.round_wind):
+            value[int(wind)] = value.get(int(wind), 0) + 1  # both: 2 doubles for the pung (R9)
+        self.value = value
+        self._danger: TableRead | None = None
+
+    @property
+    def danger(self) -> TableRead:
+        if self._danger is None:
+            self._danger = read_danger(self.seen)
+        return self._danger
+
+    # ------------------------------------------------------------------ hand evaluation
+    def judge(self, hand: list[int], melds: Sequence[SeenMeld]) -> tuple[int, float]:
+        """(shanten, worth) of a hand waiting to draw (3k + 1 concealed tiles)."""
+        shanten, acceptance = _acceptance(hand, self.unseen, orphans=not melds)
+        doubles = self.doubles(hand, melds)
+        return shanten, (acceptance + 1) * 2.0**doubles * _STEP**shanten
+
+    def doubles(self, hand: list[int], melds: Sequence[SeenMeld]) -> float:
+        """The doubles (R9) this hand is heading for, each weighed by how likely it looks."""
+        d = 0.0
+        sets = {int(m.tile) for m in melds if m.kind != "chow"}
+        for k, n in self.value.items():
+            if k in sets or hand[k] >= 3:
+                d += n
+            elif hand[k] == 2 and self.unseen[k]:
+                d += 0.4 * n
+        per_suit = [sum(hand[0:9]), sum(hand[9:18]), sum(hand[18:27])]
+        honours = sum(hand[27:34])
+        meld_suits = set()
+        for m in melds:
+            if m.tile < 27:
+                meld_suits.add(m.tile // 9)
+                per_suit[m.tile // 9] += 3
+            else:
+                honours += 3
+        if len(meld_suits) <= 1:
+            suit = meld_suits.pop() if meld_suits else max(range(3), key=lambda s: per_suit[s])
+            stray = sum(per_suit) - per_suit[suit]
+            if stray < len(_FLUSH_HOPE):
+                hope = _FLUSH_HOPE[stray]
+                if self.seen.wall_live < 30:
+                    hope *= self.seen.wall_live / 30
+                d += hope * (1.0 if honours else 3.0)
+        if self.concealed and not melds:
+            d += 0.4 * self.seen.rules.concealed_doubles  # the concealed self-drawn double, about half the time
+        return d
+
+    # ------------------------------------------------------------------ decisions
+    def discard(self, actions: Sequence[Action]) -> Action:
+        """The discard that leaves the best hand, weighed against its danger; the safest when folding."""
+        hand = self.hand
+        options: list[tuple[Action, int, int, float]] = []
+        seen_kinds: set[int] = set()
+        for action in actions:
+            assert action.tile is not None
+            k = int(action.tile)
+            if k in seen_kinds:
+                continue
+            seen_kinds.add(k)
+            hand[k] -= 1
+            shanten, worth = self.judge(hand, self.melds)
+            hand[k] += 1
+            options.append((action, k, shanten, worth))
+        danger = self.danger
+        allowed = [o for o in options if o[1] not in danger.forbidden] or options
+        low = min(o[2] for o in allowed)
+        top = max(o[3] for o in allowed)
+        risk = danger.risk
+        if self.folding(low):
+            return min(allowed, key=lambda o: (risk[o[1]], -o[3], o[1]))[0]
+        caution = _CAUTION[0] + _CAUTION[1] * min(low, 3)
+        near = [o for o in allowed if o[2] == low]  # shanten first: a step back never pays here
+        return max(near, key=lambda o: (o[3] / top - caution * risk[o[1]], -o[1]))[0]
+
+    def folding(self, shanten: int) -> bool:
+        """Whether to give up on the hand and throw only safe tiles."""
+        threat = self.danger.top_threat
+        if shanten >= 2:
+            return threat >= _FOLD_FAR
+        if shanten == 1:
+            return threat >= _FOLD_NEAR
+        return False
+
+    def claim(self, by_type: dict[ActionType, list[Action]]) -> Action:
+        """Claim the set that leaves the hand worth most, if that beats passing."""
+        passing = by_type[ActionType.PASS][0]
+        tile = self.seen.offered
+        assert tile is not None
+        hand = self.hand
+        shanten, worth = self.judge(hand, self.melds)
+        if self.folding(shanten):
+            return passing
+        best, choice = worth, passing
+        for kind in (ActionType.CHOW, ActionType.PUNG, ActionType.KONG):
+            for action in by_type.get(kind, []):
+                after = list(hand)
+                if kind is ActionType.CHOW:
+                    assert action.tiles is not None
+                    used = [int(t) for t in action.tiles]
+                    tiles = tuple(sorted((tile, *action.tiles)))
+                else:
+                    used = [int(tile)] * (3 if kind is ActionType.KONG else 2)
+                    tiles = (tile,) * (len(used) + 1)
+                for t in used:
+                    after[t] -= 1
+                melds = [*self.melds, SeenMeld(kind.value, tiles, True, tile, self.seen.offered_by)]
+                if kind is ActionType.KONG:
+                    s, w = self.judge(after, melds)  # a loose tile follows
+                    if s > shanten:
+                        continue
+                    w *= 1.3  # its points, and the loose tile
+                else:
+                    s, w = self._best_after(after, melds)
+                if w > best * 1.05:
+                    best, choice = w, action
+        return choice
+
+    def _best_after(self, hand: list[int], melds: Sequence[SeenMeld]) -> tuple[int, float]:
+        """(shanten, worth) after the best discard from a hand of 3k + 2 tiles (the pao tile kept back)."""
+        best: tuple[int, float] | None = None
+        forbidden = self.danger.forbidden
+        for k in range(34):
+            if not hand[k] or k in forbidden:
+                continue
+            hand[k] -= 1
+            s, w = self.judge(hand, melds)
+            hand[k] += 1
+            if best is None or w > best[1]:
+                best = (s, w)
+        return best if best is not None else (8, 0.0)
+
+    def kong_is_free(self, kong: Action) -> bool:
+        """Whether a kong in one's own turn costs no shanten (it brings points and a loose tile)."""
+        assert kong.tile is not None
+        k = int(kong.tile)
+        hand = self.hand
+        before = min(self._after_discard(hand, j) for j in range(34) if hand[j])
+        n = hand[k]
+        hand[k] = 0
+        after = _acceptance(hand, self.unseen, orphans=False)[0]
+        hand[k] = n
+        return after <= before
+
+    def _after_discard(self, hand: list[int], k: int) -> int:
+        hand[k] -= 1
+        s = _acceptance(hand, self.unseen, orphans=not self.melds)[0]
+        hand[k] += 1
+        return s
+
+
+# Chance of a flush (R9) by how many tiles of other suits the hand still holds.
+_FLUSH_HOPE = (0.9, 0.55, 0.3, 0.12, 0.04)
+
+
+def _acceptance(hand: list[int], unseen: Sequence[int], orphans: bool) -> tuple[int, int]:
+    """(shanten, acceptance) of a hand of 3k + 1 concealed tiles: how many unseen tiles bring it closer.
+
+    ``orphans`` counts Thirteen Orphans (R10.3) too, for a hand without sets on the table.
+    """
+    t = _tables()
+    suit_class, honour_class = t.suit_class, t.honour_class
+    two, three, table = t.two_suits, t.three_suits, t.shanten
+    classes = [
+        suit_class[bytes(hand[0:9])],
+        suit_class[bytes(hand[9:18])],
+        suit_class[bytes(hand[18:27])],
+        honour_class[bytes(hand[27:34])],
+    ]
+    c0, c1, c2, ch = classes
+    shanten = table[three[two[c0][c1]][c2]][ch]
+    distinct = paired = 0
+    if orphans:
+        for k in _MAJORS:
+            if hand[k]:
+                distinct += 1
+                if hand[k] >= 2:
+                    paired = 1
+        shanten = min(shanten, 13 - distinct - paired)
+    acceptance = 0
+    for k in range(34):
+        u = unseen[k]
+        n = hand[k]
+        if not u or n >= 4:
+            continue
+        if k < 27:
+            r = k % 9
+            if not n and not (
+                (r > 0 and hand[k - 1]) or (r < 8 and hand[k + 1]) or (r > 1 and hand[k - 2]) or (r < 7 and hand[k + 2])
+            ):
+                if not (orphans and _IS_MAJOR[k]):
+                    continue  # a tile with no neighbour in hand cannot help a standard hand
+            s = k // 9
+            start = 9 * s
+            hand[k] = n + 1
+            cls = suit_class[bytes(hand[start : start + 9])]
+            hand[k] = n
+            if s == 0:
+                value = table[three[two[cls][c1]][c2]][ch]
+            elif s == 1:
+                value = table[three[two[c0][cls]][c2]][ch]
+            else:
+                value = table[three[two[c0][c1]][cls]][ch]
+        else:
+            hand[k] = n + 1
+            cls = honour_class[bytes(hand[27:34])]
+            hand[k] = n
+            value = table[three[two[c0][c1]][c2]][cls]
+        if orphans and _IS_MAJOR[k]:
+            value = min(value, 13 - distinct - (1 if n == 0 else 0) - (1 if paired or n >= 1 else 0))
+        elif orphans:
+            value = min(value, 13 - distinct - paired)
+        if value < shanten:
+            acceptance += u
+    return shanten, acceptance
