@@ -1,20 +1,35 @@
-"""``sparrow db upgrade|current``: bring the database to this version's schema, or show where it is."""
+"""``sparrow db upgrade|current|backup|restore``: bring the database to this version's schema, show
+where it is, copy it while a server runs, or put a copy back while none does.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
 import sys
+from pathlib import Path
 
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 __all__ = ["check_database", "register"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``db`` sub-command."""
-    parser = sub.add_parser("db", help="database migrations", description="Database schema migrations (Alembic).")
-    parser.add_argument("verb", choices=("upgrade", "current"), help="upgrade to the newest schema, or show it")
+    parser = sub.add_parser(
+        "db",
+        help="database migrations, backups and restores",
+        description="Database schema migrations (Alembic), and backups of a SQLite database: 'backup FILE' "
+        "copies it, also while a server runs; 'restore FILE' puts a backup in its place while no server runs.",
+    )
+    parser.add_argument(
+        "verb",
+        choices=("upgrade", "current", "backup", "restore"),
+        help="upgrade to the newest schema, show it, back up to FILE, or restore from FILE",
+    )
+    parser.add_argument("file", nargs="?", metavar="FILE", help="the backup's file (backup and restore)")
     parser.add_argument("--db", default=None, help="database URL (default: $SPARROW_DB, else ./data/sparrow.db)")
     parser.set_defaults(func=run)
 
@@ -58,6 +73,12 @@ def run(args: argparse.Namespace) -> int:
     """Run the verb; a database that is newer than the code is refused with status 2."""
     from server.store.migrate import DatabaseTooNew
 
+    if args.verb in ("backup", "restore"):
+        if args.file is None:
+            return _refuse(f"name the backup's file, e.g. sparrow db {args.verb} backups/sparrow.db")
+        return _backup(args.file, args.db) if args.verb == "backup" else _restore(args.file, args.db)
+    if args.file is not None:
+        return _refuse(f"{args.verb} takes no file (backup and restore do)")
     try:
         print(asyncio.run(_run(args.verb, args.db)))
     except DatabaseTooNew as exc:
@@ -66,4 +87,76 @@ def run(args: argparse.Namespace) -> int:
     except (SQLAlchemyError, OSError) as exc:
         print(f"sparrow db: cannot use the database: {exc}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _refuse(problem: str) -> int:
+    print(f"sparrow db: {problem}", file=sys.stderr)
+    return 2
+
+
+def _database(url: str | None, verb: str, file: str) -> Path | str:
+    """The SQLite file to back up or restore; or, for any other database, why not (status 2)."""
+    from server.store.backup import sqlite_path
+    from server.store.session import database_url
+
+    try:
+        chosen = database_url(url)
+    except ArgumentError:
+        return f"--db {url!r} is not a database URL such as sqlite:///data/sparrow.db or postgresql://host/db"
+    path = sqlite_path(chosen)
+    if path is not None:
+        return path
+    parsed = make_url(chosen)
+    if parsed.get_backend_name() != "postgresql":
+        return f"{parsed.render_as_string()} is not a SQLite file: there is nothing to {verb}"
+    # libpq's URL (no driver), without the password: pg_dump takes it from PGPASSWORD or ~/.pgpass
+    plain = URL.create("postgresql", parsed.username, None, parsed.host, parsed.port, parsed.database, parsed.query)
+    where = shlex.quote(plain.render_as_string())
+    if verb == "backup":
+        command = f"pg_dump --format=custom --file={shlex.quote(file)} {where}"
+        return f"PostgreSQL is backed up with its own tool, also while the server runs:\n  {command}"
+    command = f"pg_restore --clean --if-exists --no-owner --dbname={where} {shlex.quote(file)}"
+    return f"PostgreSQL is restored with its own tool, with the server stopped:\n  {command}"
+
+
+def _backup(file: str, url: str | None) -> int:
+    from server.store.backup import BackupError, backup
+
+    try:
+        database = _database(url, "backup", file)
+        if isinstance(database, str):
+            return _refuse(database)
+        copy = backup(database, Path(file))
+    except (BackupError, OSError) as exc:
+        return _refuse(f"backup: {exc}")
+    print(f"backed up {database} to {copy.path} ({copy.size:,} bytes, schema revision {copy.revision or 'none'})")
+    return 0
+
+
+def _restore(file: str, url: str | None) -> int:
+    from server.store.backup import BackupError, Copy, restore
+    from server.store.lock import DatabaseBusy, hold
+    from server.store.migrate import known_revisions
+
+    try:
+        database = _database(url, "restore", file)
+        if isinstance(database, str):
+            return _refuse(database)
+
+        async def locked() -> Copy:
+            lock = await hold(f"sqlite:///{database}")  # no server may start on it meanwhile
+            try:
+                return restore(Path(file), database, known_revisions())
+            finally:
+                await lock.release()
+
+        copy = asyncio.run(locked())
+    except (DatabaseBusy, BackupError, OSError) as exc:
+        return _refuse(f"restore: {exc}")
+    kept = f"; the database it replaced is kept in {copy.kept}" if copy.kept else ""
+    print(
+        f"restored {file} into {database} (schema revision {copy.revision}){kept}. "
+        "A server started on it upgrades it if needed and resumes its tables."
+    )
     return 0
