@@ -26,9 +26,11 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from game.actions import Action, ActionType
+from game.easy import EasyBot
 from game.hand import shanten
 from game.policy import decide as _policy_decide
 from game.seatview import SeatView
+from game.strong import StrongBot
 
 __all__ = ["BOTS", "LEVELS", "Bot", "GreedyBot", "NormalBot", "RandomBot", "make_bot"]
 
@@ -168,9 +170,8 @@ BOTS: dict[str, Callable[[Seed], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
     "normal": NormalBot,
-    # The levels in their own modules add themselves here (and import their class above), e.g.
-    #   "easy": EasyBot,
-    #   "strong": StrongBot,
+    "easy": EasyBot,
+    "strong": StrongBot,
 }
 
 #: The levels a table offers, weakest first: those of easy, normal and strong that are registered.
