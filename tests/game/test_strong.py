@@ -1,0 +1,102 @@
+"""The "strong" bot (:mod:`game.strong`) on stacked and constructed positions: what a player would notice.
+
+Seat 0 deals (East) in the East round. The bot is handed a :class:`SeatView` and nothing else; some
+positions change that view directly (another seat's sets and discards, the legal discards) to set up
+a table the deal itself would take many moves to reach.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from gamekit import T, stacked_game
+
+from game import Action, ActionType
+from game.hand import shanten
+from game.seatview import SeatView, SeenDiscard, SeenMeld
+from game.strong import StrongBot
+
+OTHERS = ("147b 147c 147d ESWN", "258b 258c 258d SWNE", "369b 369c 369d SWNG")
+
+
+def dealer_view(hand: str, draw: str) -> SeatView:
+    """The dealer's view in its first turn, holding ``hand`` and then ``draw``."""
+    return SeatView.of(stacked_game([hand, *OTHERS], draw), 0)
+
+
+def after_discard(seen: SeatView, tile: int) -> tuple[int, int]:
+    """(shanten, unseen tiles that would bring the hand closer) after throwing ``tile``."""
+    hand = list(seen.hand)
+    hand[tile] -= 1
+    now = shanten(hand)
+    better = 0
+    for kind in range(34):
+        if seen.unseen[kind] and hand[kind] < 4:
+            hand[kind] += 1
+            if shanten(hand) < now:
+                better += seen.unseen[kind]
+            hand[kind] -= 1
+    return now, better
+
+
+def test_declares_a_win_it_can_make() -> None:
+    """R7.3: a complete hand is declared, whatever else the bot could do."""
+    seen = dealer_view("123d 456b 789d 555c 2c", "2c")
+    assert StrongBot().decide(seen) == Action(ActionType.WIN)
+
+
+def test_throws_the_tile_that_keeps_more_tiles_coming_at_equal_shanten() -> None:
+    """One step from ready, breaking 4d-6d (one kind completes it) or 8d-9d keeps the same shanten;
+    the bot throws the 5d of its pair of 5s instead, which leaves more unseen tiles that help.
+    """
+    seen = dealer_view("123b 456b 78c 55d 46d 8d", "9d")
+    choice = StrongBot().decide(seen)
+    assert choice.type is ActionType.DISCARD and choice.tile is not None
+    options = {a.tile: after_discard(seen, a.tile) for a in seen.legal if a.tile is not None}
+    low = min(s for s, _ in options.values())
+    most = max(n for s, n in options.values() if s == low)
+    assert options[choice.tile] == (low, most)
+    assert options[T("9d")][0] == low and options[T("9d")][1] < most  # the other candidate is worse
+
+
+def test_keeps_a_dragon_pair_over_a_lone_terminal() -> None:
+    """Throwing a red dragon or the 9d costs the same shanten and acceptance; a red pung is a double
+    (R9), so the pair stays.
+    """
+    seen = dealer_view("2468b 135c 117d RR P", "9d")
+    assert after_discard(seen, T("R")) == after_discard(seen, T("9d"))
+    seen = dataclasses.replace(seen, legal=(Action(ActionType.DISCARD, T("R")), Action(ActionType.DISCARD, T("9d"))))
+    assert StrongBot().decide(seen) == Action(ActionType.DISCARD, T("9d"))
+
+
+def test_throws_a_safe_tile_against_three_sets_of_one_suit_when_its_hand_is_far() -> None:
+    """South has three bamboo sets on the table and four tiles left, and threw 7c last; the dealer's
+    hand is far from ready, so it throws that 7c rather than any bamboo.
+    """
+    seen = dealer_view("147b 147c 147d ESWN", "5b")
+    assert shanten(list(seen.hand)) >= 2
+    south = (
+        SeenMeld("pung", (T("2b"),) * 3, True, T("2b"), 2),
+        SeenMeld("chow", (T("5b"), T("6b"), T("7b")), True, T("6b"), 0),
+        SeenMeld("pung", (T("9b"),) * 3, True, T("9b"), 3),
+    )
+    throws = tuple(SeenDiscard(s % 4, t) for s, t in enumerate((T("N"), T("W"), T("E"), T("S"), T("1d"), T("7c"))))
+    seen = dataclasses.replace(
+        seen,
+        melds=((), south, (), ()),
+        tile_counts=(14, 4, 13, 13),
+        discards=throws,
+        wall_live=seen.wall_live - 20,
+    )
+    choice = StrongBot().decide(seen)
+    assert choice.tile is not None and choice.tile >= 9, choice  # not bamboo
+    assert choice == Action(ActionType.DISCARD, T("7c"))
+
+
+def test_claims_a_dragon_pung_for_its_double() -> None:
+    """A pung of red dragons is a double (R9) and costs nothing here: the bot claims it."""
+    game = stacked_game(
+        ["258b 258c 258d R GPE", "123b 456b 78c 14d RR W", "369b 369c 369d SWNE", "147b 147c 369d SWNG"], "S"
+    )
+    game.apply(0, "discard R")
+    assert StrongBot().decide(SeatView.of(game, 1)) == Action(ActionType.PUNG)
