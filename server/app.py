@@ -117,8 +117,8 @@ async def leave_table(request: Request) -> object:
 
 
 async def add_bots(request: Request) -> object:
-    who, _ = await _who(request)
-    return await _table(request).ask(AddBots(*who))
+    who, data = await _who(request)
+    return await _table(request).ask(AddBots(*who, data.get("level")))
 
 
 async def remove_seat(request: Request) -> object:

@@ -9,7 +9,6 @@ from collections.abc import Callable, Mapping
 from game.actions import Action
 from game.errors import RulesError
 from game.game import Game
-from game.policy import choose
 from server.tables.actor import SeatState, TableActor
 from server.tables.clock import Clock, RealClock
 from server.tables.errors import TableError
@@ -31,7 +30,7 @@ class Lobby:
         *,
         clock: Clock | None = None,
         journal: Journal | None = None,
-        bot: Callable[[Game, int], Action] = choose,
+        bot: Callable[[Game, int], Action] | None = None,
         max_tables: int = MAX_TABLES,
     ) -> None:
         self.clock = clock or RealClock()

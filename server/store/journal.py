@@ -374,7 +374,14 @@ def _other(connection: Connection, write: _Write) -> None:
                 bot = seat.token_hash is None if seat.bot is None else seat.bot
                 player = None if bot else _player(connection, seat.name, seat.member)
                 row = {"game_id": table, "seat": i, "name": seat.name, "bot": bot, "player_id": player}
-                rows.append(row | {"token_hash": seat.token_hash, "member_id": None if bot else seat.member})
+                rows.append(
+                    row
+                    | {
+                        "token_hash": seat.token_hash,
+                        "member_id": None if bot else seat.member,
+                        "level": seat.level if bot else None,
+                    }
+                )
             if rows:
                 connection.execute(insert(SeatRow), rows)
             connection.execute(update(GameRow).where(GameRow.id == table).values(owner_seat=owner))
@@ -468,7 +475,7 @@ async def _stored(session: AsyncSession, game: GameRow) -> StoredTable:
     )
     seats: list[SeatRecord | None] = [None] * 4
     for row in await session.scalars(select(SeatRow).where(SeatRow.game_id == game.id)):
-        seats[row.seat] = SeatRecord(row.name, row.token_hash, member=row.member_id)
+        seats[row.seat] = SeatRecord(row.name, row.token_hash, member=row.member_id, level=row.level)
     actions = [
         (row.seat, dict(row.action))
         for row in await session.scalars(select(ActionRow).where(ActionRow.game_id == game.id).order_by(ActionRow.seq))

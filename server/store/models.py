@@ -145,6 +145,7 @@ class SeatRow(Base):
     member_id: Mapped[int | None] = mapped_column(ForeignKey("members.id"))  # the member who sat here, if one did
     token_hash: Mapped[str | None] = mapped_column(String(64))
     score: Mapped[int | None] = mapped_column(Integer)  # running total, final once the game is over
+    level: Mapped[str | None] = mapped_column(String(8))  # a bot's level; None for a person (and older bots)
 
 
 class ActionRow(Base):

@@ -18,9 +18,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from game.actions import Action, ActionType
+from game.bots import LEVELS, make_bot
+from game.bots import Bot as LevelBot
 from game.errors import RulesError
 from game.game import Game, GamePhase, replay
-from game.policy import choose
+from game.seatview import SeatView
 from server import logs, metrics
 from server.protocol import MAX_ID
 from server.statediff import Memo, diff
@@ -73,6 +75,7 @@ FAILURE_LIMIT = 5  # a table that fails more often than this within FAILURE_SPAN
 FAILURE_SPAN = 60.0
 INTERNAL_ERROR = 1011  # close code of a table that could not be rebuilt
 ADJOURN_AFTER = 24 * 3600.0  # seconds a paused table waits before it is adjourned
+DEFAULT_LEVEL = "normal"  # bots the owner added without a level, older bots, and stand-ins
 RETRY_FIRST, RETRY_MAX = 0.5, 5.0  # seconds between tries of a bot move or deadline that could not be stored
 Bot = Callable[[Game, int], Action]
 
@@ -87,6 +90,7 @@ class SeatState:
     connections: int = 0
     away_since: float | None = None  # a person's last connection closed at this time
     substitute: bool = False  # the person has been away past the grace period: a bot plays for them
+    level: str | None = None  # a bot's level (`LEVELS`); a stand-in for a person plays at `DEFAULT_LEVEL`
 
     @property
     def bot(self) -> bool:
@@ -110,14 +114,15 @@ class TableActor:
         clock: Clock,
         journal: Journal,
         seed: int | None = None,
-        bot: Bot = choose,
+        bot: Bot | None = None,
     ) -> None:
         self.id = table_id
         self.settings = settings
         self.clock = clock
         self.journal = journal
         self.seed = secrets.randbits(63) if seed is None else seed  # never leaves the server while play runs
-        self.bot = bot
+        self.bot = bot  # one policy for every bot seat (tests); None: each seat's level decides
+        self._bots: dict[tuple[int, str], LevelBot] = {}  # the bot playing a seat at a level, made when first needed
         self.seats: list[SeatState | None] = [None] * 4
         self.owner: int | None = None  # the seat whose person may add bots and start
         self.game: Game | None = None
@@ -149,7 +154,13 @@ class TableActor:
 
     @classmethod
     def restore(
-        cls, stored: StoredTable, *, clock: Clock, journal: Journal, bot: Bot = choose, grace: float = RESTORE_GRACE
+        cls,
+        stored: StoredTable,
+        *,
+        clock: Clock,
+        journal: Journal,
+        bot: Bot | None = None,
+        grace: float = RESTORE_GRACE,
     ) -> TableActor:
         """Rebuild a table from storage to the exact action (lesson 11). Everyone starts away: the
         current decision's deadline and each person's grace period are counted from now, plus ``grace``.
@@ -178,7 +189,9 @@ class TableActor:
 
         :raises RulesError: if the stored log does not replay.
         """
-        self.seats = [None if r is None else SeatState(r.name, r.token_hash, r.member) for r in stored.seats]
+        self.seats = [
+            None if r is None else SeatState(r.name, r.token_hash, r.member, level=r.level) for r in stored.seats
+        ]
         self.owner = stored.owner
         self.chat.clear()
         self.chat.extend(stored.chat)
@@ -373,8 +386,8 @@ class TableActor:
                 return await self._join(name, seat, member)
             case Leave(token, member):
                 return await self._leave(token, member)
-            case AddBots(token, member):
-                return await self._add_bots(token, member)
+            case AddBots(token, member, level):
+                return await self._add_bots(token, member, level)
             case Remove(token, seat, member, admin):
                 return await self._remove(token, seat, member, admin)
             case Start(token, member):
@@ -462,17 +475,21 @@ class TableActor:
             conn.close(1000, "you left the seat")
         return {"left": seat}
 
-    async def _add_bots(self, token: str | None, member: int | None) -> dict[str, object]:
+    async def _add_bots(self, token: str | None, member: int | None, level: object = None) -> dict[str, object]:
         self._require_owner(token, member)
         if self.status != "waiting":
             raise TableError("table/started", "the game has already started", status=409)
+        if level is None:
+            level = DEFAULT_LEVEL
+        if not isinstance(level, str) or level not in LEVELS:
+            raise TableError("bot/bad_level", f"a bot's level is one of {', '.join(LEVELS)}")
         seats = list(self.seats)
         added = []
         for i, s in enumerate(seats):
             if s is None:
                 names = {x.name for x in seats if x is not None}
                 n = next(k for k in range(1, 9) if f"Bot {k}" not in names)
-                seats[i] = SeatState(f"Bot {n}", None)
+                seats[i] = SeatState(f"Bot {n}", None, level=level)
                 added.append(i)
         await self._save_seats(seats, self.owner)
         return {"added": added}
@@ -538,7 +555,7 @@ class TableActor:
         if self._rematching:
             raise TableError("table/rematch_pending", "the new table is being set up: a moment", status=409)
         self._rematching = True
-        seats = [None if s is None else SeatState(s.name, s.token_hash, s.member) for s in self.seats]
+        seats = [None if s is None else SeatState(s.name, s.token_hash, s.member, level=s.level) for s in self.seats]
         return {"seats": seats, "owner": self.owner}
 
     async def seat_everyone(self, seats: list[SeatState | None], owner: int | None) -> None:
@@ -940,7 +957,7 @@ class TableActor:
                     return  # the window closed
                 legal = game.legal_actions(seat)
                 if self._robot(seat):
-                    action, auto = self.bot(game, seat), self._bot_kind(seat)
+                    action, auto = self._decide(game, seat), self._bot_kind(seat)
                 elif all(a.type is ActionType.PASS for a in legal):
                     action, auto = legal[0], "timer"
                 else:
@@ -981,8 +998,21 @@ class TableActor:
         self._bot_timers.pop(seat, None)
         if seat not in game.to_act():
             return
-        if not await self._stored(seat, self.bot(game, seat).to_json(), self._bot_kind(seat)):
+        if not await self._stored(seat, self._decide(game, seat).to_json(), self._bot_kind(seat)):
             self._bot_timers[seat] = self._retry(attempt, BotMove(window, seat, attempt + 1))
+
+    def _decide(self, game: Game, seat: int) -> Action:
+        """A bot's move for ``seat``, decided from that seat's view alone (R12): the table's one policy
+        if it was given one, else a bot of the seat's level (a stand-in plays at `DEFAULT_LEVEL`)."""
+        if self.bot is not None:
+            return self.bot(game, seat)
+        state = self.seats[seat]
+        level = (state.level if state is not None else None) or DEFAULT_LEVEL
+        bot = self._bots.get((seat, level))
+        if bot is None:  # its own randomness (an easy bot's slips), nothing to do with the wall's
+            bot = self._bots[seat, level] = make_bot(level, secrets.randbits(32))
+        action: Action = bot.decide(SeatView.of(game, seat))
+        return action
 
     async def _stored(self, seat: int, action: object, auto: str, *, publish: bool = True) -> bool:
         """`_apply` a move the server makes for a seat; False if it could not be stored (so it did
@@ -1050,7 +1080,7 @@ class TableActor:
 
 
 def _seat_record(seat: SeatState | None) -> SeatRecord | None:
-    return None if seat is None else SeatRecord(seat.name, seat.token_hash, member=seat.member)
+    return None if seat is None else SeatRecord(seat.name, seat.token_hash, member=seat.member, level=seat.level)
 
 
 def _timeout_action(game: Game, seat: int) -> Action:

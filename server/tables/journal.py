@@ -54,6 +54,7 @@ class SeatRecord:
     token_hash: str | None
     bot: bool | None = None  # None: a bot exactly when there is no token (imported games have no tokens)
     member: int | None = None
+    level: str | None = None  # a bot's level ("easy", "normal", "strong"); None for a person
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,10 +61,11 @@ class Leave:
 
 @dataclass(frozen=True, slots=True)
 class AddBots:
-    """The owner fills every empty seat with a bot."""
+    """The owner fills every empty seat with a bot of ``level`` (None: the default level)."""
 
     token: str | None
     member: int | None = None
+    level: object = None
     reply: asyncio.Future[object] = field(default_factory=_future)
 
 

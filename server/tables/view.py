@@ -25,6 +25,8 @@ class ViewedSeat(Protocol):
     @property
     def bot(self) -> bool: ...
     @property
+    def level(self) -> str | None: ...
+    @property
     def connections(self) -> int: ...
     @property
     def away_since(self) -> float | None: ...
@@ -138,6 +140,7 @@ class TableState:
                 else {
                     "name": s.name,
                     "bot": s.bot,
+                    "level": s.level if s.bot else None,
                     "connected": s.connections > 0,
                     "away": s.away_since is not None,
                     "substitute": s.substitute,

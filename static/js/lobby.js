@@ -54,7 +54,7 @@ function renderTables(tables) {
     head.append(el("span", `badge badge-${table.status}`, status));
     item.append(head);
     const people = el("p", "table-item-seats muted");
-    people.textContent = seated.map((s) => (s.bot ? `${s.name} (bot)` : s.name)).join(", ") || "nobody yet";
+    people.textContent = seated.map((s) => (s.bot ? `${s.name} (${s.level ? `${s.level} bot` : "bot"})` : s.name)).join(", ") || "nobody yet";
     item.append(people);
     const meta = el("p", "table-item-meta muted");
     const turn = table.timers.turn === null ? "relaxed" : `${table.timers.turn}s turns`;

@@ -39,6 +39,7 @@ const ui = {
   joinName: $("join-name"),
   ownerTools: $("owner-tools"),
   addBots: $("add-bots"),
+  botLevel: $("bot-level"),
   start: $("start"),
   leave: $("leave"),
   waitingNote: $("waiting-note"),
@@ -302,7 +303,7 @@ function renderWaiting() {
       li.append(el("span", "who", s.name));
       if (i === me) li.append(el("span", "badge you", "you"));
       if (i === table.owner) li.append(el("span", "badge", "owner"));
-      if (s.bot) li.append(el("span", "badge", "bot"));
+      if (s.bot) li.append(el("span", "badge", botLabel(s)));
       else if (!s.connected) li.append(el("span", "badge away", "away"));
       if (me !== null && me === table.owner && i !== me && table.status === "waiting") {
         // The owner may free a seat before the start: a bot's for a late friend, or a person's.
@@ -370,10 +371,10 @@ ui.joinForm.addEventListener("submit", async (event) => {
   }
 });
 
-async function ownerPost(what) {
+async function ownerPost(what, extra = {}) {
   if (!seat) return;
   try {
-    await postJson(`${API}/${what}`, { token: seat.token });
+    await postJson(`${API}/${what}`, { token: seat.token, ...extra });
   } catch (err) {
     showNotice(err.message);
   }
@@ -388,7 +389,7 @@ async function removeSeat(index) {
   }
 }
 
-ui.addBots.addEventListener("click", () => ownerPost("bots"));
+ui.addBots.addEventListener("click", () => ownerPost("bots", { level: ui.botLevel.value }));
 ui.start.addEventListener("click", () => ownerPost("start"));
 ui.leave.addEventListener("click", async () => {
   if (!seat) return;
@@ -462,7 +463,7 @@ function tableSeat(game, s, id) {
   const badges = [];
   if (s === mySeat()) badges.push(badge("you", "you"));
   if (game.dealer === s) badges.push(badge("dealer", "dealer"));
-  if (info.bot) badges.push(badge("bot"));
+  if (info.bot) badges.push(badge(botLabel(info)));
   else if (info.substitute) badges.push(badge("away · bot plays", "away"));
   else if (info.away) badges.push(badge("away", "away"));
   if (active) badges.push(badge("▶ to play", "turn"));
@@ -577,6 +578,11 @@ function renderControls(game) {
   else if (mine) alertFor(`turn:${turnKey}`, "Your turn");
   else if (asked && !willPass) alertFor(`claim:${turnKey}`, "You can claim");
   else clearAlert();
+}
+
+/** A bot's badge: "bot · strong" (bots seated before levels existed say just "bot"). */
+function botLabel(info) {
+  return info.level ? `bot · ${info.level}` : "bot";
 }
 
 /** Whether the only answer this seat has is `pass` (a fair-pause window it cannot claim in, R6.9). */
@@ -956,8 +962,9 @@ function tick() {
   const kinds = { turn: state?.table.timers.turn, claim: state?.table.timers.claim, ready: state?.table.timers.ready };
   const total = show ? (kinds[clock.kind] || 1) * 1000 : 1;
   const left = show ? Math.max(0, clock.deadline - now) : 0;
-  // Above your hand only while the decision is yours; another seat's clock sits with that seat.
-  const mine = show && clock.kind !== "ready" && legal().some((a) => a.type !== "ready");
+  // Above your hand only while the decision is yours; another seat's clock sits with that seat. A
+  // seat that can only pass in the fair pause (R6.9) has nothing to decide: no clock for it.
+  const mine = show && clock.kind !== "ready" && legal().some((a) => a.type !== "ready") && !passOnly();
   ui.countdown.hidden = !mine;
   for (const box of [ui.countdown, ...document.querySelectorAll("[data-countdown]")]) {
     if (!show) continue;

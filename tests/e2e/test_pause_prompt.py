@@ -1,5 +1,6 @@
 """The fair pause in the browser (R6.9): after a bot's discard that Ann cannot claim, her table says
-so plainly instead of asking her to claim, and play goes on by itself when the pause ends."""
+so plainly instead of asking her to claim, shows no clock of hers, and play goes on by itself when
+the pause ends."""
 
 from __future__ import annotations
 
@@ -30,5 +31,6 @@ def test_a_seat_that_cannot_claim_is_told_so_and_play_goes_on(live: LiveServer, 
     told = page.locator(".claim-ask", has_text="nothing for you")
     expect(told).to_be_visible(timeout=20_000)
     expect(page.locator("button.action-pass")).to_be_visible()
+    expect(page.locator("#countdown")).to_be_hidden()  # nothing to decide, so no clock runs for her
     page.screenshot(path=artifacts / "fair-pause-360.png")
     expect(told).to_be_hidden(timeout=10_000)  # the pause ended without her: play went on

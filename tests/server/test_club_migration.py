@@ -88,6 +88,8 @@ async def test_games_stored_under_free_text_names_survive_the_upgrade_to_account
                 upgraded = await connection.run_sync(_rows)
         finally:
             await engine.dispose()
+        # A bot's level came after the club: stored before it, bots have none (and play as "normal").
+        written["seats"] = [{**row, "level": None} for row in written["seats"]]
         for name in TABLES:
             assert upgraded[name] == written[name], name  # every row, every column, member_id still empty
 
