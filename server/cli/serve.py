@@ -185,14 +185,16 @@ def _reachable(host: str) -> str:
 
 
 def _listen(host: str, port: int) -> socket.socket:
-    """The listening socket, bound now, so that a busy port stops the server before it restores a table."""
+    """The listening socket, bound now, so that a busy port stops the server before it restores a table.
+    Not inherited: the journal's writer process must not hold the port (it would keep it busy after a
+    crash, and pass for the server with whoever looks for the port's owner).
+    """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
         sock.listen(2048)
-        sock.set_inheritable(True)
     except OSError:
         sock.close()
         raise

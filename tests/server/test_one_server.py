@@ -9,6 +9,7 @@ import socket
 from pathlib import Path
 
 import httpx
+import psutil  # type: ignore[import-untyped]
 import pytest
 from dbkit import BACKENDS, fresh_database
 from processkit import ServerProcess, free_port
@@ -79,3 +80,18 @@ async def test_a_bad_public_url_or_database_url_is_refused(tmp_path: Path) -> No
     bad = ServerProcess(str(tmp_path / "x.db"), free_port(), tmp_path, log="bad.log")
     assert bad.spawn().wait(timeout=60) == 2
     assert "is not a database URL" in bad.log.read_text()
+
+
+async def test_the_journal_writer_process_does_not_hold_the_port(tmp_path: Path) -> None:
+    server = ServerProcess(f"sqlite:///{tmp_path / 'club.db'}", free_port(), tmp_path)
+    try:
+        await server.start()
+        await _one_table(server)  # the first write starts the writer process
+        assert server.proc is not None
+        children = psutil.Process(server.proc.pid).children(recursive=True)
+        assert children, "no writer process"
+        for child in children:
+            held = [c for c in child.net_connections("tcp") if c.laddr and c.laddr.port == server.port]
+            assert not held, f"{child.cmdline()} holds port {server.port}"
+    finally:
+        server.stop()
