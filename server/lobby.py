@@ -82,7 +82,7 @@ class Lobby:
             if seats is not None:
                 await actor.seat_everyone(seats, owner)
         except Exception:
-            log.exception("could not store a new table")
+            log.exception("could not store the new table %s", table_id, extra={"table": table_id, "seat": None})
             raise TableError(
                 "server/storage", "the server could not save the new table; try again", status=503
             ) from None
@@ -117,7 +117,11 @@ class Lobby:
             try:
                 actor = TableActor.restore(stored, clock=self.clock, journal=self.journal, bot=self.bot)
             except RulesError:
-                log.exception("table %s could not be rebuilt from its log; it stays stored but closed", stored.id)
+                log.exception(
+                    "table %s could not be rebuilt from its log; it stays stored but closed",
+                    stored.id,
+                    extra={"table": stored.id, "seat": None},
+                )
                 continue
             actor.start()
             self.tables[stored.id] = actor

@@ -17,8 +17,10 @@ import pytest
 from processkit import ServerProcess, free_port
 from tablekit import Kit
 
+from server.lobby import Lobby
 from server.logs import JsonFormatter
-from server.tables.journal import MemoryJournal, Record
+from server.tables.errors import TableError
+from server.tables.journal import MemoryJournal, Record, StoredTable
 
 
 @dataclass
@@ -67,6 +69,37 @@ async def test_a_table_line_names_the_table_and_the_seat(json_lines: io.StringIO
     assert line["level"] == "ERROR" and line["logger"] == "sparrow.table"
     assert "No space left on device" in line["exception"] and line["time"].endswith("+00:00")
     await kit.lobby.close()
+
+
+@dataclass
+class Refusing(MemoryJournal):
+    """A memory journal that cannot store a new table."""
+
+    async def table_created(self, table: StoredTable) -> None:
+        raise OSError(28, "No space left on device")
+
+
+@pytest.mark.asyncio
+async def test_the_lobbys_lines_about_a_table_name_it(json_lines: io.StringIO) -> None:
+    # a table that cannot be stored
+    refusing = Kit(Refusing())
+    with pytest.raises(TableError):
+        await refusing.lobby.create({"name": "Test table", "player": "Ann"})
+    # a table whose stored log does not replay: the first discard made by a seat whose turn it is not
+    kit = Kit()
+    actor, _ = await kit.table(humans=4)
+    await kit.lobby.close()
+    stored = kit.journal.tables[actor.id]
+    assert actor.game is not None and stored.status == "playing"
+    idle = next(seat for seat in range(4) if seat not in actor.game.to_act())
+    stored.actions.append((idle, {"type": "discard", "tile": "1b"}))
+    assert await Lobby(clock=kit.clock, journal=kit.journal).restore() == 0
+    lines = [json.loads(line) for line in json_lines.getvalue().splitlines()]
+    unstored = next(line for line in lines if "could not store the new table" in line["message"])
+    assert unstored["logger"] == "sparrow.lobby" and unstored["table"] in unstored["message"]
+    assert unstored["seat"] is None and "No space left on device" in unstored["exception"]
+    unrebuilt = next(line for line in lines if "could not be rebuilt" in line["message"])
+    assert unrebuilt["table"] == actor.id and unrebuilt["seat"] is None and unrebuilt["level"] == "ERROR"
 
 
 def test_a_line_about_no_table_has_no_table() -> None:
