@@ -4,8 +4,8 @@ A collection walks every object of the generations it collects, and no table mov
 With 1,000 live tables the heap holds over a million tracked objects — sockets, tasks, tables and
 the last state document each connection was sent — and a full pass takes most of a second. Almost
 none of them is ever cyclic garbage: reference counting frees them. Measured at 1,000 tables
-(docs/benchmarks.md, "Live tables: the young generation, the start wave, a deal's end"), steady play
-makes no cyclic garbage at all; the collections found some only while tables were being set up.
+(docs/benchmarks.md, "The collector"), steady play makes no cyclic garbage at all; the collections
+found some only while tables were being set up.
 
 So `tame` takes every object that survives a young collection out of the collector's sight at once
 (`gc.freeze`, from a `gc.callbacks` hook): each object is walked at most once, by the youngest
@@ -16,7 +16,7 @@ starts when allocations exceed deallocations by 700, and in steady play they har
 connection's new document replaces its last (frozen) one. So the young generation kept every
 survivor until the next freeze, and its rare passes walked them all: once a second at 1,000 tables
 that was up to 50 ms with no table moving, and 6 s of CPU in a two-minute run (docs/benchmarks.md,
-session 10). Frozen every 20 ms, it holds 20 ms of survivors at most. Cyclic garbage that was frozen
+"The collector"). Frozen every 20 ms, it holds 20 ms of survivors at most. Cyclic garbage that was frozen
 waits until the next thaw: every 15 minutes everything is handed back and collected in one pass, so
 memory stays bounded and that pause comes four times an hour.
 """

@@ -14,7 +14,7 @@ __all__ = ["Sampler", "listener", "process", "speed_probe"]
 
 def speed_probe() -> float:
     """Seconds one core of this machine takes, now, for a fixed piece of pure-Python work: the probe
-    docs/benchmarks.md has timed before each load test since session 5, ``sum(i * i for i in
+    docs/benchmarks.md gives beside each load test's figures, ``sum(i * i for i in
     range(10**7))``. A virtual machine's cores run at different speeds from hour to hour; runs of the
     load test compare fairly only at similar figures.
     """

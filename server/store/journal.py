@@ -223,7 +223,7 @@ def _shapes(games: dict[str, dict[str, Any]]) -> dict[tuple[str, ...], list[dict
 # SQLite: every kind of row in ONE statement per batch (per 999 parameters), with the statements
 # compiled once and the rows bound with the columns' own processors: the same rows Core writes.
 # Core spends several times as long preparing these statements as SQLite takes to run them
-# (docs/benchmarks.md, "Live tables: this machine"). And SQLite runs a statement with the interpreter
+# (docs/benchmarks.md, "Journal: group commit"). And SQLite runs a statement with the interpreter
 # lock released: the writer thread takes the lock back after each one, which on a busy event loop can
 # take a whole switch interval (5 ms), and every table whose write is in the batch waits for it.
 # executemany would do that once per row: four times more for the seats' totals at every deal's end.

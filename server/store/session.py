@@ -62,7 +62,7 @@ def sqlite_file_engine(url: str) -> Engine:
     """The journal's writer process's engine on the SQLite file at ``url``, with the server's settings.
 
     A plain (not async) engine: through aiosqlite every statement, and the commit, is a hand-off to
-    its thread and back (docs/benchmarks.md, "Live tables: this machine"). One connection writes
+    its thread and back (docs/benchmarks.md, "Journal: group commit"). One connection writes
     the batches; a batch that fails is retried on fresh ones.
     """
     engine = create_engine(url, poolclass=QueuePool, pool_size=1, max_overflow=2, json_serializer=_json_text)

@@ -8,7 +8,7 @@ the database already; CAP is the most writes in one batch.
 
 Why a process: in the server's process the writer shared one interpreter lock with the event loop,
 and needed it for its Python work and again after every SQLite call; every table whose write was in
-a batch waited for that (docs/benchmarks.md, "Live tables: the journal's process"). Here it has an
+a batch waited for that (docs/benchmarks.md, "Journal: group commit"). Here it has an
 interpreter, and a core, of its own.
 
 The conversation, each message a frame (`frame`: 4-byte length, then a pickle):
