@@ -7,16 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from dbkit import BACKENDS, fresh_database
+from dbkit import BACKENDS, journal_on
 from tablekit import Client, Kit
 
 from game.bots import make_bot
 from game.game import Game, GamePhase
 from game.seatview import SeatView
 from server.lobby import Lobby
-from server.store.journal import SqlJournal
-from server.store.migrate import upgrade
-from server.store.session import make_engine
 from server.tables.errors import TableError
 from server.tables.messages import AddBots, Start
 
@@ -84,21 +81,14 @@ async def test_each_bot_move_is_what_its_level_decides_from_its_own_view(level: 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 async def test_levels_are_stored_with_the_seats_and_survive_a_restart(backend: str, tmp_path: Path) -> None:
-    async with fresh_database(backend, tmp_path) as url:
-        engine = make_engine(url)
-        await upgrade(engine)
-        journal = SqlJournal(engine)
-        try:
-            kit = Kit(journal)
-            table, token = await _table(kit)
-            await kit.lobby.get(table).ask(AddBots(token, None, "easy"))
-            await kit.lobby.close()
-            again = Lobby(clock=kit.clock, journal=journal)
-            assert await again.restore() == 1
-            restored = again.get(table)
-            assert [s.level if s else None for s in restored.seats] == [None, "easy", "easy", "easy"]
-            assert restored.state.public()["seats"][2]["level"] == "easy"
-            await again.close()
-        finally:
-            await journal.close()
-            await engine.dispose()
+    async with journal_on(backend, tmp_path) as (journal, _engine):
+        kit = Kit(journal)
+        table, token = await _table(kit)
+        await kit.lobby.get(table).ask(AddBots(token, None, "easy"))
+        await kit.lobby.close()
+        again = Lobby(clock=kit.clock, journal=journal)
+        assert await again.restore() == 1
+        restored = again.get(table)
+        assert [s.level if s else None for s in restored.seats] == [None, "easy", "easy", "easy"]
+        assert restored.state.public()["seats"][2]["level"] == "easy"
+        await again.close()
