@@ -33,7 +33,7 @@ _WINDS = (27, 28, 29, 30)
 _RANK_DANGER = (0.55, 0.75, 0.9, 1.0, 1.0, 1.0, 0.9, 0.75, 0.55)
 # An honour by copies in sight (this seat's own included): with 3 in sight it can only be a single wait.
 _HONOUR_DANGER = (0.7, 0.6, 0.45, 0.1, 0.0)
-_QUIET = 0.45  # below this chance of being ready an opponent is not defended against
+_QUIET = 0.5  # below this chance of being ready an opponent is not defended against
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,27 +3,35 @@
 How :class:`StrongBot` decides, in order:
 
 - It declares a win whenever it can (R7.3), on its own draw, a discard or a robbed kong.
-- A discard is judged by the hand it leaves: its shanten (tiles from ready), its *acceptance* (how many
-  unseen tiles would bring it a step closer, counted from ``seen.unseen``) and its expected *doubles*
-  (R9): pungs and pairs of dragons, of its seat wind and of the prevailing wind, and a hand heading for
-  one suit (a half flush, or a full flush without honours). The hand's worth is acceptance × 2^doubles,
-  weighs the choice among the discards that leave it closest to ready.
+- A discard is judged by the hand it leaves. Shanten (tiles from ready) comes first. Among the
+  discards that leave the hand closest to ready, it weighs *acceptance* (how many unseen tiles would
+  bring it a step closer, counted from ``seen.unseen``) times the hand's expected value: its points
+  (R8: pungs, concealed pungs, pairs that may become pungs, bonus tiles) and its doubles (R9: pungs and
+  pairs of dragons, of its seat wind and of the prevailing wind, a hand heading for no chows or for one
+  suit, the concealed self-drawn double as ``concealed_doubles`` pays it).
+- A flush: when the hand holds at most three tiles of other suits (besides its own sets' suit) and the
+  wall is still long, it commits to that suit (R9 half or full flush). It then throws the other suits'
+  tiles first, at the cost of at most one step of shanten while it is not ready, and claims none of them.
 - Defence (:mod:`game.danger`): every opponent's chance of being ready and every tile's danger are read
-  off the table. Danger is weighed against the hand's worth; when an opponent is clearly close and the
-  bot's own hand is far (two steps or more, or one step against an opponent who is almost surely
-  ready), it folds: it throws the safest tile it holds. It never throws the tile that could complete an
-  opponent's third dragon or fourth wind set (pao, R11.3) while it has any other discard.
+  off the table, and danger is weighed against the hand's worth. How much it weighs depends on who pays
+  for a win on a discard (R11.1, ``payment``): when every loser pays, throwing the winning tile costs
+  little more than the winner drawing it, so danger only breaks near-ties and the bot folds (throws the
+  safest tile it holds) only when its hand is two steps or more from ready and an opponent is almost
+  surely ready; when the discarder pays for all (R14), danger weighs five times as much and it folds
+  sooner. It never throws the tile that could complete an opponent's third dragon or fourth wind set
+  (pao, R11.3) while it has any other discard.
 - A chow, pung or kong is claimed only when the hand it leaves is worth more than passing: a step closer
   to ready, or a double gained (a dragon or valuable wind pung) at no cost in shanten or acceptance.
-  Opening a concealed hand gives up the concealed self-drawn double (R9, ``concealed_doubles``). It
-  claims nothing while folding. In its own turn it declares a kong that costs no shanten.
+  It claims nothing while folding. In its own turn it declares a kong that costs no shanten.
 
 It is deterministic and quick: no search, only shanten lookups (a few hundred per decision).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from game.actions import Action, ActionType
 from game.danger import TableRead, read_danger
@@ -36,9 +44,28 @@ _MAJORS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 _IS_MAJOR = tuple(k in _MAJORS for k in range(34))
 _DRAGONS = (31, 32, 33)
 _STEP = 0.2  # a hand one step further from ready is worth a fifth as much
-_FOLD_FAR = 0.8  # fold two or more steps from ready against an opponent this likely to be ready
-_FOLD_NEAR = 0.95  # and one step from ready against one this likely
-_CAUTION = (0.3, 0.15)  # weight of danger against worth: base, and more per step from ready
+_PAIR_HOPE = 0.3  # chance a pair in hand becomes a pung
+_PUNG_HOPE = 0.15  # a step towards the no-chows double for each pung or pair past three
+_FLUSH_STRAY = 3  # commit to a flush with at most this many tiles of other suits left
+_FLUSH_WALL = 30  # and only while the live wall holds this many tiles
+
+
+@dataclass(frozen=True, slots=True)
+class _Defence:
+    """How much danger counts, by who pays for a win on a discard (R11.1, R14)."""
+
+    caution: tuple[float, float]  # weight of danger against worth: base, and more per step from ready
+    fold_far: float  # fold two or more steps from ready against an opponent this likely to be ready
+    fold_near: float  # and one step from ready against one this likely (above 1: never)
+
+
+# When every loser pays (R11.1), throwing the winning tile costs no more than the winner drawing it
+# later, so defence only pays against a win that would not have come otherwise; when the discarder
+# pays for everyone (R14), it pays four times over.
+_DEFENCE = {
+    "all": _Defence(caution=(0.08, 0.04), fold_far=0.85, fold_near=2.0),
+    "discarder": _Defence(caution=(0.4, 0.2), fold_far=0.55, fold_near=0.8),
+}
 _TABLES: Tables | None = None
 
 
@@ -95,6 +122,9 @@ class _Mind:
         for wind in (seen.winds[seen.seat], seen.round_wind):
             value[int(wind)] = value.get(int(wind), 0) + 1  # both: 2 doubles for the pung (R9)
         self.value = value
+        rules = seen.rules
+        self.defence = _DEFENCE[rules.payment]
+        self.base = rules.win_points + rules.bonus_points * len(seen.bonus[seen.seat])  # R8.1, R8.4
         self._danger: TableRead | None = None
 
     @property
@@ -111,7 +141,9 @@ class _Mind:
         return shanten, (acceptance + 1) * 2.0**doubles * _STEP**shanten
 
     def doubles(self, hand: list[int], melds: Sequence[SeenMeld]) -> float:
-        """The doubles (R9) this hand is heading for, each weighed by how likely it looks."""
+        """The hand's expected value as a power of two: its doubles (R9) and its points (R8) over the
+        points of a bare win, each weighed by how likely it looks.
+        """
         d = 0.0
         sets = {int(m.tile) for m in melds if m.kind != "chow"}
         for k, n in self.value.items():
@@ -122,12 +154,33 @@ class _Mind:
         per_suit = [sum(hand[0:9]), sum(hand[9:18]), sum(hand[18:27])]
         honours = sum(hand[27:34])
         meld_suits = set()
+        points = 0.0
+        chows = False
         for m in melds:
+            major = _IS_MAJOR[m.tile]
+            if m.kind == "chow":
+                chows = True
+            elif m.kind == "pung":
+                points += 4 if major else 2
+            else:
+                points += (16 if major else 8) * (1 if m.exposed else 2)
             if m.tile < 27:
                 meld_suits.add(m.tile // 9)
                 per_suit[m.tile // 9] += 3
             else:
                 honours += 3
+        pungs = len(sets)
+        pairs = 0
+        for k in range(34):
+            n = hand[k]
+            if n >= 3:
+                points += 8 if _IS_MAJOR[k] else 4  # a concealed pung (R8.2)
+                pungs += 1
+            elif n == 2 and self.unseen[k]:
+                points += _PAIR_HOPE * (6 if _IS_MAJOR[k] else 3)
+                pairs += 1
+        if not chows and pungs + pairs >= 4:
+            d += _PUNG_HOPE * min(pungs + pairs - 3, 3)  # no chows: every set a pung (R9)
         if len(meld_suits) <= 1:
             suit = meld_suits.pop() if meld_suits else max(range(3), key=lambda s: per_suit[s])
             stray = sum(per_suit) - per_suit[suit]
@@ -138,7 +191,7 @@ class _Mind:
                 d += hope * (1.0 if honours else 3.0)
         if self.concealed and not melds:
             d += 0.4 * self.seen.rules.concealed_doubles  # the concealed self-drawn double, about half the time
-        return d
+        return d + math.log2((self.base + points) / self.base)
 
     # ------------------------------------------------------------------ decisions
     def discard(self, actions: Sequence[Action]) -> Action:
@@ -163,17 +216,41 @@ class _Mind:
         risk = danger.risk
         if self.folding(low):
             return min(allowed, key=lambda o: (risk[o[1]], -o[3], o[1]))[0]
-        caution = _CAUTION[0] + _CAUTION[1] * min(low, 3)
-        near = [o for o in allowed if o[2] == low]  # shanten first: a step back never pays here
+        base, step = self.defence.caution
+        caution = base + step * min(low, 3)
+        near = [o for o in allowed if o[2] == low]  # shanten first
+        suit = self.flush_plan()
+        if suit is not None:
+            # Playing for a flush (R9): tiles of the other suits go first, at the cost of at most one step
+            # of shanten while the hand is not ready (a ready hand is never broken up for it).
+            reach = low + 1 if low >= 1 else low
+            stray = [o for o in allowed if o[2] <= reach and o[1] < 27 and o[1] // 9 != suit]
+            if stray:
+                near = stray
         return max(near, key=lambda o: (o[3] / top - caution * risk[o[1]], -o[1]))[0]
+
+    def flush_plan(self) -> int | None:
+        """The suit the hand is committed to for a flush (R9), if it is close enough to one to try."""
+        if self.seen.wall_live < _FLUSH_WALL:
+            return None
+        hand = self.hand
+        per_suit = [sum(hand[0:9]), sum(hand[9:18]), sum(hand[18:27])]
+        meld_suits = {m.tile // 9 for m in self.melds if m.tile < 27}
+        if len(meld_suits) > 1:
+            return None
+        suit = meld_suits.pop() if meld_suits else max(range(3), key=lambda s: (per_suit[s], -s))
+        stray = sum(per_suit) - per_suit[suit]
+        if stray and sum(hand) % 3 == 2:
+            stray -= 1  # in its own turn one of them goes now
+        return suit if stray <= _FLUSH_STRAY else None
 
     def folding(self, shanten: int) -> bool:
         """Whether to give up on the hand and throw only safe tiles."""
         threat = self.danger.top_threat
         if shanten >= 2:
-            return threat >= _FOLD_FAR
+            return threat >= self.defence.fold_far
         if shanten == 1:
-            return threat >= _FOLD_NEAR
+            return threat >= self.defence.fold_near
         return False
 
     def claim(self, by_type: dict[ActionType, list[Action]]) -> Action:
@@ -185,6 +262,9 @@ class _Mind:
         shanten, worth = self.judge(hand, self.melds)
         if self.folding(shanten):
             return passing
+        suit = self.flush_plan()
+        if suit is not None and tile < 27 and tile // 9 != suit:
+            return passing  # a set of another suit would end the flush
         best, choice = worth, passing
         for kind in (ActionType.CHOW, ActionType.PUNG, ActionType.KONG):
             for action in by_type.get(kind, []):
