@@ -11,7 +11,7 @@ import dataclasses
 
 from gamekit import T, stacked_game
 
-from game import Action, ActionType
+from game import Action, ActionType, Rules
 from game.hand import shanten
 from game.seatview import SeatView, SeenDiscard, SeenMeld
 from game.strong import StrongBot
@@ -75,22 +75,36 @@ def test_throws_a_safe_tile_against_three_sets_of_one_suit_when_its_hand_is_far(
     """
     seen = dealer_view("147b 147c 147d ESWN", "5b")
     assert shanten(list(seen.hand)) >= 2
+    seen = facing_three_bamboo_sets(seen, "7c")
+    choice = StrongBot().decide(seen)
+    assert choice.tile is not None and choice.tile >= 9, choice  # not bamboo
+    assert choice == Action(ActionType.DISCARD, T("7c"))
+
+
+def facing_three_bamboo_sets(seen: SeatView, last_throw: str) -> SeatView:
+    """``seen`` with South showing three bamboo sets and four concealed tiles, its latest discard ``last_throw``."""
     south = (
         SeenMeld("pung", (T("2b"),) * 3, True, T("2b"), 2),
         SeenMeld("chow", (T("5b"), T("6b"), T("7b")), True, T("6b"), 0),
         SeenMeld("pung", (T("9b"),) * 3, True, T("9b"), 3),
     )
-    throws = tuple(SeenDiscard(s % 4, t) for s, t in enumerate((T("N"), T("W"), T("E"), T("S"), T("1d"), T("7c"))))
-    seen = dataclasses.replace(
-        seen,
-        melds=((), south, (), ()),
-        tile_counts=(14, 4, 13, 13),
-        discards=throws,
-        wall_live=seen.wall_live - 20,
+    throws = tuple(SeenDiscard(s % 4, T(t)) for s, t in enumerate(("N", "W", "E", "S", "1d", last_throw)))
+    return dataclasses.replace(
+        seen, melds=((), south, (), ()), tile_counts=(14, 4, 13, 13), discards=throws, wall_live=seen.wall_live - 20
     )
-    choice = StrongBot().decide(seen)
-    assert choice.tile is not None and choice.tile >= 9, choice  # not bamboo
-    assert choice == Action(ActionType.DISCARD, T("7c"))
+
+
+def test_folds_one_step_from_ready_only_when_the_discarder_pays() -> None:
+    """One step from ready, the dealer can throw the 1b or 8b it does not need, or South's latest discard
+    (3c), which breaks a set. When every loser pays (R11.1) it keeps its hand and throws a bamboo; when
+    the discarder pays for everyone (R14's ``payment``), it gives up the hand and throws the safe 3c.
+    """
+    seen = facing_three_bamboo_sets(dealer_view("123c 456c 78d 55d 46d 8b", "1b"), "3c")
+    assert min(after_discard(seen, t)[0] for t in range(34) if seen.hand[t]) == 1
+    every_loser_pays = StrongBot().decide(seen)
+    assert every_loser_pays.tile is not None and every_loser_pays.tile < 9  # a bamboo
+    discarder_pays = dataclasses.replace(seen, rules=Rules(payment="discarder"))
+    assert StrongBot().decide(discarder_pays) == Action(ActionType.DISCARD, T("3c"))
 
 
 def test_claims_a_dragon_pung_for_its_double() -> None:
