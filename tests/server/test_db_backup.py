@@ -43,7 +43,12 @@ async def _play(client: LiveClient, moves: int) -> None:
         await client.wait_for(lambda: client.deciding, "a decision", timeout=30)
         if made >= moves and _my_turn(client):
             return
+        window = client.state["clock"]["window"]
         answer = await client.act(client.legal[0])
+        if answer["t"] == "refused" and answer["d"]["reason"] == "window/stale":
+            # The decision closed before the action arrived (a bot's claim outranked it): the next one.
+            await client.wait_for(lambda w=window: client.state["clock"]["window"] != w, "the next decision")
+            continue
         assert answer["t"] == "ack", answer
         made += 1
 
