@@ -13,13 +13,11 @@ How :class:`StrongBot` decides, in order:
   wall is still long, it commits to that suit (R9 half or full flush). It then throws the other suits'
   tiles first, at the cost of at most one step of shanten while it is not ready, and claims none of them.
 - Defence (:mod:`game.danger`): every opponent's chance of being ready and every tile's danger are read
-  off the table, and danger is weighed against the hand's worth. How much it weighs depends on who pays
-  for a win on a discard (R11.1, ``payment``): when every loser pays, throwing the winning tile costs
-  little more than the winner drawing it, so danger only breaks near-ties and the bot folds (throws the
-  safest tile it holds) only when its hand is two steps or more from ready and an opponent is almost
-  surely ready; when the discarder pays for all (R14), danger weighs five times as much and it folds
-  sooner. It never throws the tile that could complete an opponent's third dragon or fourth wind set
-  (pao, R11.3) while it has any other discard.
+  off the table. Danger is weighed lightly against the hand's worth, so it mostly breaks near-ties:
+  when every loser pays (R11.1), throwing the winning tile costs little more than the winner drawing
+  it. When an opponent is almost surely ready and the bot's own hand is two steps or more from ready,
+  it folds: it throws the safest tile it holds. It never throws the tile that could complete an
+  opponent's third dragon or fourth wind set (pao, R11.3) while it has any other discard.
 - A chow, pung or kong is claimed only when the hand it leaves is worth more than passing: a step closer
   to ready, or a double gained (a dragon or valuable wind pung) at no cost in shanten or acceptance.
   It claims nothing while folding. In its own turn it declares a kong that costs no shanten.
@@ -31,7 +29,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from game.actions import Action, ActionType
 from game.danger import TableRead, read_danger
@@ -50,22 +47,14 @@ _FLUSH_STRAY = 3  # commit to a flush with at most this many tiles of other suit
 _FLUSH_WALL = 30  # and only while the live wall holds this many tiles
 
 
-@dataclass(frozen=True, slots=True)
-class _Defence:
-    """How much danger counts, by who pays for a win on a discard (R11.1, R14)."""
+# Defence is light: when every loser pays (R11.1), throwing the winning tile costs no more than the
+# winner drawing it a turn later, so safety is worth only the wins it prevents outright. Measured in
+# the arena, heavier settings (more weight on danger, folding sooner) lost points against `normal`,
+# also under R14 where the discarder pays for everyone.
+_CAUTION = (0.08, 0.04)  # weight of danger against worth: base, and more per step from ready
+_FOLD_FAR = 0.85  # fold two or more steps from ready against an opponent this likely to be ready
 
-    caution: tuple[float, float]  # weight of danger against worth: base, and more per step from ready
-    fold_far: float  # fold two or more steps from ready against an opponent this likely to be ready
-    fold_near: float  # and one step from ready against one this likely (above 1: never)
 
-
-# When every loser pays (R11.1), throwing the winning tile costs no more than the winner drawing it
-# later, so defence only pays against a win that would not have come otherwise; when the discarder
-# pays for everyone (R14), it pays four times over.
-_DEFENCE = {
-    "all": _Defence(caution=(0.08, 0.04), fold_far=0.85, fold_near=2.0),
-    "discarder": _Defence(caution=(0.4, 0.2), fold_far=0.55, fold_near=0.8),
-}
 _TABLES: Tables | None = None
 
 
@@ -123,7 +112,6 @@ class _Mind:
             value[int(wind)] = value.get(int(wind), 0) + 1  # both: 2 doubles for the pung (R9)
         self.value = value
         rules = seen.rules
-        self.defence = _DEFENCE[rules.payment]
         self.base = rules.win_points + rules.bonus_points * len(seen.bonus[seen.seat])  # R8.1, R8.4
         self._danger: TableRead | None = None
 
@@ -216,8 +204,7 @@ class _Mind:
         risk = danger.risk
         if self.folding(low):
             return min(allowed, key=lambda o: (risk[o[1]], -o[3], o[1]))[0]
-        base, step = self.defence.caution
-        caution = base + step * min(low, 3)
+        caution = _CAUTION[0] + _CAUTION[1] * min(low, 3)
         near = [o for o in allowed if o[2] == low]  # shanten first
         suit = self.flush_plan()
         if suit is not None:
@@ -246,12 +233,7 @@ class _Mind:
 
     def folding(self, shanten: int) -> bool:
         """Whether to give up on the hand and throw only safe tiles."""
-        threat = self.danger.top_threat
-        if shanten >= 2:
-            return threat >= self.defence.fold_far
-        if shanten == 1:
-            return threat >= self.defence.fold_near
-        return False
+        return shanten >= 2 and self.danger.top_threat >= _FOLD_FAR
 
     def claim(self, by_type: dict[ActionType, list[Action]]) -> Action:
         """Claim the set that leaves the hand worth most, if that beats passing."""
