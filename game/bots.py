@@ -82,16 +82,10 @@ class GreedyBot:
 
         :raises ValueError: if the seat has nothing to do.
         """
-        legal = seen.legal
-        if not legal:
-            raise ValueError(f"seat {seen.seat} has nothing to do now")
-        by_type: dict[ActionType, list[Action]] = {}
-        for a in legal:
-            by_type.setdefault(a.type, []).append(a)
-        if ActionType.WIN in by_type:
-            return by_type[ActionType.WIN][0]
-        if seen.phase != "deal":
-            return legal[0]
+        by_type = seen.by_type()
+        plain = seen.obvious(by_type)
+        if plain is not None:
+            return plain
         hand = list(seen.hand)
         if ActionType.PASS in by_type:
             return _greedy_claim(hand, seen.offered, by_type)

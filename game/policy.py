@@ -63,16 +63,10 @@ def decide(seen: SeatView) -> Action:
 
     :raises ValueError: if the seat has nothing to do.
     """
-    actions = seen.legal
-    if not actions:
-        raise ValueError(f"seat {seen.seat} has nothing to do now")
-    by_type: dict[ActionType, list[Action]] = {}
-    for a in actions:
-        by_type.setdefault(a.type, []).append(a)
-    if ActionType.WIN in by_type:
-        return by_type[ActionType.WIN][0]
-    if seen.phase != "deal":
-        return actions[0]
+    by_type = seen.by_type()
+    plain = seen.obvious(by_type)
+    if plain is not None:
+        return plain
     table = read_table(seen)
     hand = list(table.hand)  # a copy: choosing never changes the view
     suit = _flush_suit(seen, hand)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from game.actions import Action
+from game.actions import Action, ActionType
 from game.game import Game
 from game.notation import parse_tiles
 from game.rules import Rules
@@ -106,6 +106,27 @@ class SeatView:
     def open(self) -> bool:
         """Whether this seat has claimed a set, so its hand is no longer concealed (R7.6)."""
         return any(m.exposed for m in self.melds[self.seat])
+
+    def by_type(self) -> dict[ActionType, list[Action]]:
+        """The legal actions grouped by type, each group in the engine's order.
+
+        :raises ValueError: if the seat has nothing to do now.
+        """
+        if not self.legal:
+            raise ValueError(f"seat {self.seat} has nothing to do now")
+        groups: dict[ActionType, list[Action]] = {}
+        for a in self.legal:
+            groups.setdefault(a.type, []).append(a)
+        return groups
+
+    def obvious(self, groups: Mapping[ActionType, list[Action]]) -> Action | None:
+        """What every bot does without thinking: declare a win it is offered (R7.3), and between deals
+        get ready. None while there is a real choice."""
+        if ActionType.WIN in groups:
+            return groups[ActionType.WIN][0]
+        if self.phase != "deal":
+            return self.legal[0]
+        return None
 
 
 class _Reader:

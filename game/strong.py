@@ -80,15 +80,10 @@ class StrongBot:
 
         :raises ValueError: if the seat has nothing to do.
         """
-        if not seen.legal:
-            raise ValueError(f"seat {seen.seat} has nothing to do now")
-        by_type: dict[ActionType, list[Action]] = {}
-        for a in seen.legal:
-            by_type.setdefault(a.type, []).append(a)
-        if ActionType.WIN in by_type:
-            return by_type[ActionType.WIN][0]
-        if ActionType.DISCARD not in by_type and ActionType.PASS not in by_type and ActionType.KONG not in by_type:
-            return seen.legal[0]  # "ready" between deals
+        by_type = seen.by_type()
+        plain = seen.obvious(by_type)
+        if plain is not None:
+            return plain
         mind = _Mind(seen)
         if ActionType.PASS in by_type:
             return mind.claim(by_type)
