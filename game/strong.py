@@ -13,11 +13,12 @@ How :class:`StrongBot` decides, in order:
   wall is still long, it commits to that suit (R9 half or full flush). It then throws the other suits'
   tiles first, at the cost of at most one step of shanten while it is not ready, and claims none of them.
 - Defence (:mod:`game.danger`): every opponent's chance of being ready and every tile's danger are read
-  off the table. Danger is weighed lightly against the hand's worth, so it mostly breaks near-ties:
-  when every loser pays (R11.1), throwing the winning tile costs little more than the winner drawing
-  it. When an opponent is almost surely ready and the bot's own hand is two steps or more from ready,
-  it folds: it throws the safest tile it holds. It never throws the tile that could complete an
-  opponent's third dragon or fourth wind set (pao, R11.3) while it has any other discard.
+  off the table. Among the discards that keep the hand closest to ready, danger is weighed against the
+  hand's worth, more the further the hand is from ready; it never costs a step of shanten: when every
+  loser pays (R11.1), throwing the winning tile costs little more than the winner drawing it. When an
+  opponent is almost surely ready and the bot's own hand is two steps or more from ready, it folds: it
+  throws the safest tile it holds. It never throws the tile that could complete an opponent's third
+  dragon or fourth wind set (pao, R11.3) while it has any other discard.
 - A chow, pung or kong is claimed only when the hand it leaves is worth more than passing: a step closer
   to ready, or a double gained (a dragon or valuable wind pung) at no cost in shanten or acceptance.
   It claims nothing while folding. In its own turn it declares a kong that costs no shanten.
@@ -49,9 +50,10 @@ _FLUSH_WALL = 30  # and only while the live wall holds this many tiles
 
 # Defence is light: when every loser pays (R11.1), throwing the winning tile costs no more than the
 # winner drawing it a turn later, so safety is worth only the wins it prevents outright. Measured in
-# the arena, heavier settings (more weight on danger, folding sooner) lost points against `normal`,
+# the arena (docs/bots.md, Levels), (0.3, 0.1) deals in less than (0.08, 0.04) at a small cost in
+# points against `normal`; heavier settings (0.5 and up, or folding sooner) lose too much against it,
 # also under R14 where the discarder pays for everyone.
-_CAUTION = (0.08, 0.04)  # weight of danger against worth: base, and more per step from ready
+_CAUTION = (0.3, 0.1)  # weight of danger against worth: base, and more per step from ready
 _FOLD_FAR = 0.85  # fold two or more steps from ready against an opponent this likely to be ready
 
 

@@ -83,25 +83,49 @@ def test_throws_a_safe_tile_against_three_sets_of_one_suit_when_its_hand_is_far(
 
 def facing_three_bamboo_sets(seen: SeatView, last_throw: str) -> SeatView:
     """``seen`` with South showing three bamboo sets and four concealed tiles, its latest discard ``last_throw``."""
+    return facing_three_sets(seen, "b", last_throw)
+
+
+def test_keeps_its_hand_one_step_from_ready_against_the_same_opponent() -> None:
+    """One step from ready, the dealer does not fold to South's latest discard (3c), which would break a
+    set: it folds only when its hand is far. Among the discards that keep it one step away it throws a
+    dot (4d), though the bamboo it does not need (1b or 8b) would leave more tiles to come: bamboo feeds
+    South's flush (R9).
+    """
+    seen = facing_three_bamboo_sets(dealer_view("123c 456c 78d 55d 46d 8b", "1b"), "3c")
+    assert min(after_discard(seen, t)[0] for t in range(34) if seen.hand[t]) == 1
+    choice = StrongBot().decide(seen)
+    assert choice == Action(ActionType.DISCARD, T("4d"))
+    assert after_discard(seen, T("4d"))[0] == 1 and after_discard(seen, T("3c"))[0] == 2
+    assert after_discard(seen, T("4d"))[1] < after_discard(seen, T("1b"))[1]
+
+
+def test_throws_the_sacred_discard_when_it_keeps_the_same_shanten() -> None:
+    """One step from ready against South's three character sets, the dealer throws South's latest
+    discard, the 9c (safe: R6.7), though the 5c would leave more tiles to come: defence picks among the
+    discards that keep the shanten, and the hand is not far enough from ready to fold.
+    """
+    seen = facing_three_sets(dealer_view("123b 456b 78d 55c 46c 8c", "9c"), "c", "9c")
+    options = {t: after_discard(seen, t) for t in range(34) if seen.hand[t]}
+    low = min(s for s, _ in options.values())
+    assert low == 1 and options[T("9c")][0] == low
+    assert options[T("5c")] == (low, max(n for s, n in options.values() if s == low)) != options[T("9c")]
+    assert StrongBot().decide(seen) == Action(ActionType.DISCARD, T("9c"))
+
+
+def facing_three_sets(seen: SeatView, suit: str, last_throw: str) -> SeatView:
+    """``seen`` with South showing three sets of ``suit`` and four concealed tiles, its latest discard
+    ``last_throw``.
+    """
     south = (
-        SeenMeld("pung", (T("2b"),) * 3, True, T("2b"), 2),
-        SeenMeld("chow", (T("5b"), T("6b"), T("7b")), True, T("6b"), 0),
-        SeenMeld("pung", (T("9b"),) * 3, True, T("9b"), 3),
+        SeenMeld("pung", (T("2" + suit),) * 3, True, T("2" + suit), 2),
+        SeenMeld("chow", (T("5" + suit), T("6" + suit), T("7" + suit)), True, T("6" + suit), 0),
+        SeenMeld("pung", (T("9" + suit),) * 3, True, T("9" + suit), 3),
     )
     throws = tuple(SeenDiscard(s % 4, T(t)) for s, t in enumerate(("N", "W", "E", "S", "1d", last_throw)))
     return dataclasses.replace(
         seen, melds=((), south, (), ()), tile_counts=(14, 4, 13, 13), discards=throws, wall_live=seen.wall_live - 20
     )
-
-
-def test_keeps_its_hand_one_step_from_ready_against_the_same_opponent() -> None:
-    """One step from ready, the dealer throws the bamboo it does not need (1b or 8b) rather than
-    South's latest discard (3c), which would break a set: it folds only when its hand is far.
-    """
-    seen = facing_three_bamboo_sets(dealer_view("123c 456c 78d 55d 46d 8b", "1b"), "3c")
-    assert min(after_discard(seen, t)[0] for t in range(34) if seen.hand[t]) == 1
-    choice = StrongBot().decide(seen)
-    assert choice.tile is not None and choice.tile in (T("1b"), T("8b"))
 
 
 def test_claims_a_dragon_pung_for_its_double() -> None:
