@@ -88,7 +88,7 @@ class GreedyBot:
             return plain
         hand = list(seen.hand)
         if ActionType.PASS in by_type:
-            return _greedy_claim(hand, seen.offered, by_type)
+            return _greedy_claim(seen, by_type)
         now = shanten(hand)
         for kong in by_type.get(ActionType.KONG, []):
             assert kong.tile is not None
@@ -112,21 +112,15 @@ def _greedy_discard(hand: list[int], discards: Sequence[Action]) -> Action:
     return choice
 
 
-def _greedy_claim(hand: list[int], tile: int | None, by_type: dict[ActionType, list[Action]]) -> Action:
+def _greedy_claim(seen: SeatView, by_type: dict[ActionType, list[Action]]) -> Action:
     """The claim that brings the hand closest to ready, if any brings it closer than passing does."""
     choice = by_type[ActionType.PASS][0]
-    if tile is None:
+    if seen.offered is None:
         return choice
-    best = shanten(hand)
+    best = shanten(list(seen.hand))
     for kind in (ActionType.CHOW, ActionType.PUNG, ActionType.KONG):
         for action in by_type.get(kind, []):
-            after = list(hand)
-            if kind is ActionType.CHOW:
-                assert action.tiles is not None
-                for t in action.tiles:
-                    after[t] -= 1
-            else:
-                after[tile] -= 3 if kind is ActionType.KONG else 2
+            after = seen.hand_after(action)
             if kind is ActionType.KONG:
                 value = shanten(after)  # a loose tile follows
             else:

@@ -72,7 +72,7 @@ def decide(seen: SeatView) -> Action:
     suit = _flush_suit(seen, hand)
     if ActionType.PASS in by_type:
         assert seen.offered is not None
-        return _best_claim(hand, seen.offered, by_type, table, suit)
+        return _best_claim(seen, by_type, table, suit)
     kongs = by_type.get(ActionType.KONG, [])
     if kongs:
         before = _shanten(hand)
@@ -202,26 +202,22 @@ def _usefulness(hand: list[int], tile: int, table: TableReading) -> int:
 
 
 def _best_claim(
-    hand: list[int], tile: int, by_type: dict[ActionType, list[Action]], table: TableReading, suit: int | None
+    seen: SeatView, by_type: dict[ActionType, list[Action]], table: TableReading, suit: int | None
 ) -> Action:
     """Claim a set only when the hand gets closer to ready than by passing, or when it is a pung of a
     valuable honour (a double, R9) at no cost; never a set of another suit while playing for a flush.
     """
     choice = by_type[ActionType.PASS][0]
+    tile = seen.offered
+    assert tile is not None
     if suit is not None and tile < 27 and tile // 9 != suit:
         return choice
-    current = _shanten(hand)
+    current = _shanten(list(table.hand))
     valuable = tile in table.valuable
     best: tuple[int, int] | None = None
     for rank, kind in enumerate((ActionType.CHOW, ActionType.PUNG, ActionType.KONG)):
         for action in by_type.get(kind, []):
-            after = list(hand)
-            if kind is ActionType.CHOW:
-                assert action.tiles is not None
-                for t in action.tiles:
-                    after[t] -= 1
-            else:
-                after[tile] -= 3 if kind is ActionType.KONG else 2
+            after = seen.hand_after(action)
             if kind is ActionType.KONG:
                 value = _shanten(after)  # a loose tile follows; the hand keeps its size class
             else:

@@ -119,6 +119,19 @@ class SeatView:
             groups.setdefault(a.type, []).append(a)
         return groups
 
+    def hand_after(self, claim: Action) -> list[int]:
+        """This seat's concealed tiles (34 counts) once it has made ``claim``, a chow, pung or kong of
+        the offered tile: the tiles the set takes from the hand are gone (R5)."""
+        assert self.offered is not None
+        after = list(self.hand)
+        if claim.type is ActionType.CHOW:
+            assert claim.tiles is not None
+            for t in claim.tiles:
+                after[t] -= 1
+        else:
+            after[self.offered] -= 3 if claim.type is ActionType.KONG else 2
+        return after
+
     def obvious(self, groups: Mapping[ActionType, list[Action]]) -> Action | None:
         """What every bot does without thinking: declare a win it is offered (R7.3), and between deals
         get ready. None while there is a real choice."""
