@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import weakref
 from collections.abc import Sequence
 
 from game.actions import Action, ActionType
 from game.bot_table import TableReading, read_table
 from game.game import Game
 from game.hand import standard_shanten
-from game.seatview import SeatView, SeatViewCache
+from game.seatview import SeatView
 from game.tiles import MAJORS, Tile
 
 __all__ = ["choose", "decide", "flush_plan", "flush_suit"]
@@ -43,8 +42,6 @@ __all__ = ["choose", "decide", "flush_plan", "flush_suit"]
 _MAJOR_KINDS = tuple(int(t) for t in MAJORS)
 # Chance of committing to a flush by how many tiles of other suits would be left after the next discard.
 _FLUSH_CHANCE = (1.0, 1.0, 0.6, 0.3)
-# One view reader per game being played, so that each choice reads only what changed since the last.
-_READERS: weakref.WeakKeyDictionary[Game, SeatViewCache] = weakref.WeakKeyDictionary()
 
 
 def choose(game: Game, seat: int) -> Action:
@@ -52,10 +49,7 @@ def choose(game: Game, seat: int) -> Action:
 
     :raises ValueError: if ``seat`` has nothing to do.
     """
-    reader = _READERS.get(game)
-    if reader is None:
-        reader = _READERS[game] = SeatViewCache()
-    return decide(SeatView.of(game, seat, reader))
+    return decide(SeatView.of_live(game, seat))
 
 
 def decide(seen: SeatView) -> Action:

@@ -12,6 +12,7 @@ seat's concealed tiles or the wall even by mistake: those are not in the documen
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,6 +89,15 @@ class SeatView:
         if cache is None:
             return cls.read(views(game, (seat,))[seat], game.rules)
         return cache.read(views(game, (seat,), cache.views)[seat], game.rules)
+
+    @classmethod
+    def of_live(cls, game: Game, seat: int) -> SeatView:
+        """:meth:`of` with the game's own cache, kept while the game lives: for a game played move by
+        move (a table's bots, :func:`game.policy.choose`)."""
+        cache = _LIVE.get(game)
+        if cache is None:
+            cache = _LIVE[game] = SeatViewCache()
+        return cls.of(game, seat, cache)
 
     @classmethod
     def read(cls, doc: Mapping[str, Any], rules: Rules) -> SeatView:
@@ -343,3 +353,7 @@ def _four(items: Any) -> Any:
     out = tuple(items)
     assert len(out) == 4
     return out
+
+
+# One view reader per game being played, so that each decision reads only what changed since the last.
+_LIVE: weakref.WeakKeyDictionary[Game, SeatViewCache] = weakref.WeakKeyDictionary()

@@ -768,6 +768,13 @@ class TableActor:
         self.held[conn.seat] = (action, conn, request)
         self._publish(only=conn.seat)
 
+    def _drop_held(self) -> None:
+        """Refuse every answer still held for the fair pause (R6.9): its window closed before it counted."""
+        stale = TableError("window/stale", "the claim window closed before your answer counted").to_json()
+        for _action, conn, request in self.held.values():
+            conn.send(encode("refused", {"id": request, **stale}))
+        self.held.clear()
+
     async def _apply(self, seat: int, action: object, auto: str | None = None, *, publish: bool = True) -> None:
         """Apply an action through the engine, record it, then tell everyone (unless not ``publish``:
         the caller then calls `_after_change` itself).
@@ -848,9 +855,7 @@ class TableActor:
         marker = self._decision_marker(game)
         if marker is self._marker or (isinstance(marker, tuple) and marker == self._marker):
             return False
-        for _action, conn, request in self.held.values():  # a window that closed: their answers are moot
-            conn.send(encode("refused", {"id": request, "reason": "window/stale", "message": "the window closed"}))
-        self.held.clear()
+        self._drop_held()  # a window that closed: the answers held for it are moot
         window = self.window
         while window == self.window:
             window = secrets.randbelow(MAX_ID) + 1
@@ -948,10 +953,7 @@ class TableActor:
                 answered = True
                 game = self.game
                 assert game is not None
-            for _action, conn, request in self.held.values():  # the window closed before they counted
-                stale = TableError("window/stale", "the claim window closed before your answer counted")
-                conn.send(encode("refused", {"id": request, **stale.to_json()}))
-            self.held.clear()
+            self._drop_held()  # the window closed on an earlier answer before these counted
             for seat in list(game.to_act()):
                 if game.phase is not GamePhase.DEAL or game.deal.window is not claim:
                     return  # the window closed
@@ -1011,7 +1013,7 @@ class TableActor:
         bot = self._bots.get((seat, level))
         if bot is None:  # its own randomness (an easy bot's slips), nothing to do with the wall's
             bot = self._bots[seat, level] = make_bot(level, secrets.randbits(32))
-        action: Action = bot.decide(SeatView.of(game, seat))
+        action: Action = bot.decide(SeatView.of_live(game, seat))
         return action
 
     async def _stored(self, seat: int, action: object, auto: str, *, publish: bool = True) -> bool:
