@@ -27,11 +27,11 @@ from server.club.secret import load_secret
 from server.history.pages import history_pages
 from server.history.routes import history_routes
 from server.lobby import Lobby
+from server.lobby import Request as Request_
 from server.pages import page_routes
 from server.store.journal import SqlJournal
 from server.store.migrate import upgrade
 from server.store.session import database_url, make_engine
-from server.tables.actor import TableActor
 from server.tables.errors import TableError
 from server.tables.messages import AddBots, Join, Leave, Remove, Start
 from server.ws import SocketConfig, table_socket
@@ -46,8 +46,9 @@ def _lobby(request: Request) -> Lobby:
     return lobby
 
 
-def _table(request: Request) -> TableActor:
-    return _lobby(request).get(request.path_params["table_id"])
+async def _ask(request: Request, msg: Request_) -> object:
+    """Ask the table in the path ``msg``, wherever it runs."""
+    return await _lobby(request).request(request.path_params["table_id"], msg)
 
 
 class _Who(NamedTuple):
@@ -84,6 +85,9 @@ async def healthz(request: Request) -> Response:
     lobby = _lobby(request)
     trouble = lobby.journal.trouble
     body: dict[str, object] = {"ok": trouble is None, "tables": len(lobby.tables), "accepting": lobby.accepting}
+    node = request.app.state.forwarding
+    if node is not None:
+        body["cluster"] = node.describe()
     if trouble is not None:
         body["storage"] = trouble
     return JSONResponse(body, status_code=200 if trouble is None else 503)
@@ -101,34 +105,34 @@ async def create_table(request: Request) -> object:
 
 
 async def show_table(request: Request) -> object:
-    return _table(request).state.public()
+    return await _lobby(request).show(request.path_params["table_id"])
 
 
 async def join_table(request: Request) -> object:
     data = await body(request)
     who = member(request)
     name = _player_name(request, data.get("name", ""))
-    return await _table(request).ask(Join(name, data.get("seat"), None if who is None else who.id))  # type: ignore[arg-type]
+    return await _ask(request, Join(name, data.get("seat"), None if who is None else who.id))  # type: ignore[arg-type]
 
 
 async def leave_table(request: Request) -> object:
     who, _ = await _who(request)
-    return await _table(request).ask(Leave(*who))
+    return await _ask(request, Leave(*who))
 
 
 async def add_bots(request: Request) -> object:
     who, data = await _who(request)
-    return await _table(request).ask(AddBots(*who, data.get("level")))
+    return await _ask(request, AddBots(*who, data.get("level")))
 
 
 async def remove_seat(request: Request) -> object:
     who, data = await _who(request)
-    return await _table(request).ask(Remove(who.token, data.get("seat"), who.member))
+    return await _ask(request, Remove(who.token, data.get("seat"), who.member))
 
 
 async def start_table(request: Request) -> object:
     who, _ = await _who(request)
-    return await _table(request).ask(Start(*who))
+    return await _ask(request, Start(*who))
 
 
 async def rematch(request: Request) -> object:
@@ -141,10 +145,11 @@ async def guest_link(request: Request) -> object:
     who = member(request)
     if who is None:
         raise TableError("auth/login_required", "only members may invite guests", status=401)
-    actor = _table(request)
+    table_id = request.path_params["table_id"]
+    await _lobby(request).show(table_id)  # 404 unless the table is live
     club: Club = request.app.state.club
-    guest = club.guest_pass(who, actor.id)
-    return {"link": str(request.url_for("table_page", table_id=actor.id).path) + "?guest=" + guest}
+    guest = club.guest_pass(who, table_id)
+    return {"link": str(request.url_for("table_page", table_id=table_id).path) + "?guest=" + guest}
 
 
 def create_app(
@@ -153,6 +158,7 @@ def create_app(
     *,
     db: str | None = None,
     club: ClubConfig | None = None,
+    redis: str | None = None,
 ) -> Starlette:
     """The Sparrow application. Tests may pass their own lobby (with a fake clock). Otherwise the
     lobby journals to the database ``db`` (see `server.store.session.database_url`; ``"memory"``
@@ -161,6 +167,10 @@ def create_app(
     The club (accounts, club mode) lives in that database: with a lobby of its own or ``"memory"``
     there are no accounts and the server is open to anyone. ``club`` gives the secret key (default:
     `load_secret`), a club mode to set on start, and the address printed links start with.
+
+    With ``redis`` (a Redis URL; ``db`` must then be PostgreSQL) this is one of several processes
+    sharing the database (server/cluster): it runs the tables it holds a lease on, takes over those
+    nobody holds, and gets every other request to the process running its table.
     """
 
     @contextlib.asynccontextmanager
@@ -168,6 +178,7 @@ def create_app(
         app.state.socket_config = socket_config or SocketConfig()
         engine = None
         app.state.store = None
+        app.state.forwarding = node = None
         if lobby is not None:
             app.state.lobby = lobby
         elif db == "memory":
@@ -182,9 +193,19 @@ def create_app(
         app.state.club = Club(engine, config)
         await app.state.club.open()
         app.state.club.on_cut_off = app.state.lobby.cut_off
-        if engine is not None:
+        if engine is not None and redis is not None:
+            from server.cluster.node import Node
+
+            if engine.dialect.name != "postgresql":
+                raise ValueError("several processes share a PostgreSQL database, not " + engine.dialect.name)
+            node = Node(app.state.lobby, app.state.store, redis, app.state.socket_config, database_url=str(db))
+            app.state.lobby.elsewhere = app.state.forwarding = node
+            await node.start()  # takes the unfinished tables nobody runs
+            log.info("process %s runs %d table(s) of %s", node.id, len(app.state.lobby.tables), engine.url)
+        elif engine is not None:
             restored = await app.state.lobby.restore()
             log.info("restored %d unfinished table(s) from %s", restored, engine.url.render_as_string())
+        if engine is not None:
             link = await app.state.club.first_admin_link()
             if link is not None:
                 print(
@@ -198,6 +219,8 @@ def create_app(
             await app.state.lobby.close(1012)  # clients reconnect when the server is back (lesson 12)
             if engine is not None:
                 await app.state.store.close()  # the journal's last writes are committed before the engine goes
+                if node is not None:
+                    await node.close()  # the tables are let go now: another process takes them at once
                 await engine.dispose()
 
     routes = [

@@ -1,10 +1,16 @@
-"""`Lobby`: the registry of live tables; creates, finds, lists and stops their actors."""
+"""`Lobby`: the registry of live tables; creates, finds, lists and stops their actors.
+
+A server on its own runs every table. Several processes sharing one database (server/cluster) each
+run some; the lobby then asks its `Elsewhere` about a table another process runs, so that every
+request works in every process.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Callable, Mapping
+from typing import Protocol
 
 from game.actions import Action
 from game.errors import RulesError
@@ -13,13 +19,44 @@ from server.tables.actor import SeatState, TableActor
 from server.tables.clock import Clock, RealClock
 from server.tables.errors import TableError
 from server.tables.journal import Journal, MemoryJournal, StoredTable, new_table_id
-from server.tables.messages import Join, Rematch, RematchMade
+from server.tables.messages import (
+    AddBots,
+    AdjournNow,
+    Join,
+    Leave,
+    Rematch,
+    RematchMade,
+    Remove,
+    Start,
+    request_from_wire,
+    request_to_wire,
+)
 from server.tables.settings import TableSettings
 
-__all__ = ["Lobby"]
+__all__ = ["Elsewhere", "Lobby", "Request"]
 
 MAX_TABLES = 5000
 log = logging.getLogger("sparrow.lobby")
+
+Request = Join | Leave | AddBots | Remove | Start | AdjournNow
+
+
+class Elsewhere(Protocol):
+    """The other server processes, as the lobby of one of them sees them (`server.cluster.node`)."""
+
+    async def claim(self, table_id: str) -> None:
+        """Make the new table ``table_id`` this process's, before anything of it is stored."""
+
+    async def call(self, table_id: str, op: str, args: dict[str, object]) -> object:
+        """Have the process running ``table_id`` do ``op`` (`Lobby.serve_call`) and answer.
+
+        :raises TableError: that process's refusal; 404 when no process runs the table; 503 while it
+            moves between processes.
+        """
+
+    def tables(self) -> list[tuple[float, dict[str, object]]]:
+        """The tables the other processes run: when each was created, and `TableState.public`, as
+        those processes last said."""
 
 
 class Lobby:
@@ -39,6 +76,7 @@ class Lobby:
         self.max_tables = max_tables
         self.tables: dict[str, TableActor] = {}
         self.accepting = True
+        self.elsewhere: Elsewhere | None = None  # the other processes, when several share the database
 
     async def create(
         self, request: Mapping[str, object], *, seed: int | None = None, member: int | None = None
@@ -78,6 +116,8 @@ class Lobby:
         actor = TableActor(table_id, settings, clock=self.clock, journal=self.journal, seed=seed, bot=self.bot)
         stored = StoredTable(table_id, settings, actor.seed, actor.created)
         try:
+            if self.elsewhere is not None:
+                await self.elsewhere.claim(table_id)
             await self.journal.table_created(stored)
             if seats is not None:
                 await actor.seat_everyone(seats, owner)
@@ -97,6 +137,9 @@ class Lobby:
 
         :raises TableError: when there is no such table, the game is not over, or not the owner asks.
         """
+        old = self.tables.get(table_id)
+        if old is None and self.elsewhere is not None:
+            return await self._call(table_id, "rematch", {"token": token, "member": member})  # type: ignore[return-value]
         old = self.get(table_id)
         plan = await old.ask(Rematch(token, member))
         assert isinstance(plan, dict)
@@ -112,21 +155,77 @@ class Lobby:
 
     async def restore(self) -> int:
         """Rebuild every unfinished table from the journal; returns how many were restored."""
-        restored = 0
-        for stored in await self.journal.unfinished():
-            try:
-                actor = TableActor.restore(stored, clock=self.clock, journal=self.journal, bot=self.bot)
-            except RulesError:
-                log.exception(
-                    "table %s could not be rebuilt from its log; it stays stored but closed",
-                    stored.id,
-                    extra={"table": stored.id, "seat": None},
+        return sum([self.revive(stored) for stored in await self.journal.unfinished()])
+
+    def revive(self, stored: StoredTable) -> bool:
+        """Rebuild the table ``stored`` and run it here; False if its log does not replay."""
+        try:
+            actor = TableActor.restore(stored, clock=self.clock, journal=self.journal, bot=self.bot)
+        except RulesError:
+            log.exception(
+                "table %s could not be rebuilt from its log; it stays stored but closed",
+                stored.id,
+                extra={"table": stored.id, "seat": None},
+            )
+            return False
+        actor.start()
+        self.tables[stored.id] = actor
+        return True
+
+    def local(self, table_id: str) -> TableActor | None:
+        """The table ``table_id`` if this process runs it."""
+        actor = self.tables.get(table_id)
+        return None if actor is None or actor.status == "closed" else actor
+
+    async def request(self, table_id: str, msg: Request) -> object:
+        """Ask the table ``table_id`` (wherever it runs) ``msg``, and return its answer.
+
+        :raises TableError: the table's refusal, or 404 when there is no such live table.
+        """
+        actor = self.local(table_id)
+        if actor is None and self.elsewhere is not None:
+            return await self._call(table_id, "ask", request_to_wire(msg))
+        return await self.get(table_id).ask(msg)
+
+    async def show(self, table_id: str) -> dict[str, object]:
+        """The table ``table_id`` as anyone may see it (`TableState.public`), wherever it runs.
+
+        :raises TableError: (404) when there is no such live table.
+        """
+        actor = self.local(table_id)
+        if actor is None and self.elsewhere is not None:
+            return await self._call(table_id, "show", {})  # type: ignore[return-value]
+        return self.get(table_id).state.public()
+
+    async def _call(self, table_id: str, op: str, args: dict[str, object]) -> object:
+        assert self.elsewhere is not None
+        return await self.elsewhere.call(table_id, op, args)
+
+    async def serve_call(self, table_id: str, op: str, args: dict[str, object]) -> object:
+        """Do what another process asked of the table ``table_id``, which runs here (`Elsewhere.call`).
+
+        :raises TableError: the table's refusal; 503 when it does not run here (it is moving).
+        """
+        if self.local(table_id) is None:
+            raise TableError("table/moving", "that table is moving to another server process; try again", status=503)
+        match op:
+            case "ask":
+                try:
+                    msg = request_from_wire(args)
+                except (TypeError, ValueError) as exc:
+                    raise TableError("input/malformed", str(exc)) from None
+                return await self.request(table_id, msg)
+            case "show":
+                return await self.show(table_id)
+            case "rematch":
+                token, member = args.get("token"), args.get("member")
+                return await self.rematch(
+                    table_id, token if isinstance(token, str) else None, member if isinstance(member, int) else None
                 )
-                continue
-            actor.start()
-            self.tables[stored.id] = actor
-            restored += 1
-        return restored
+            case "close":
+                await self.close_table(table_id)
+                return {"closed": table_id}
+        raise TableError("input/malformed", f"no such call: {op!r}")
 
     def get(self, table_id: str) -> TableActor:
         """The live table ``table_id``.
@@ -139,11 +238,17 @@ class Lobby:
         return actor
 
     def public_tables(self) -> list[dict[str, object]]:
-        """Public tables that are waiting, playing or adjourned, newest first."""
+        """Public tables that are waiting, playing or adjourned, newest first (of every process)."""
         shown = ("waiting", "playing", "adjourned")
-        live = [a for a in self.tables.values() if a.settings.public and a.status in shown]
-        live.sort(key=lambda a: a.created, reverse=True)
-        return [a.state.public() for a in live]
+        return [t for t in self.all_tables() if t["public"] and t["status"] in shown]
+
+    def all_tables(self) -> list[dict[str, object]]:
+        """Every live table (`TableState.public`) of every process, newest first."""
+        live = [(a.created, a.state.public()) for a in self.tables.values() if a.status != "closed"]
+        if self.elsewhere is not None:
+            live += [(created, t) for created, t in self.elsewhere.tables() if t["id"] not in self.tables]
+        live.sort(key=lambda pair: pair[0], reverse=True)
+        return [t for _, t in live]
 
     def cut_off(self, member: int) -> int:
         """Close every socket of ``member`` (disabled by an admin) at once; returns how many."""
@@ -161,6 +266,9 @@ class Lobby:
 
         :raises TableError: (404) when there is no such live table.
         """
+        if self.local(table_id) is None and self.elsewhere is not None:
+            await self._call(table_id, "close", {})
+            return
         actor = self.get(table_id)
         finished = actor.status == "over"
         await actor.stop(1000)

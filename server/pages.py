@@ -106,14 +106,10 @@ def page_routes(templates_dir: Path = TEMPLATES, static_dir: Path = STATIC) -> l
         table_id = request.path_params["table_id"]
         lobby: Lobby = request.app.state.lobby
         try:
-            actor = lobby.get(table_id)
+            table = await lobby.show(table_id)
         except TableError as exc:
             return render(request, "missing.html", {"table_id": table_id, "message": exc.message}, status=exc.status)
-        return render(
-            request,
-            "table.html",
-            {"table_id": actor.id, "table_name": actor.settings.name, "name_max": NAME_MAX},
-        )
+        return render(request, "table.html", {"table_id": table_id, "table_name": table["name"], "name_max": NAME_MAX})
 
     async def rules_page(request: Request) -> Response:
         return render(request, "rules.html", {"book": Markup(rule_book().html)})

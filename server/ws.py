@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
+from typing import Protocol
 
 from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -30,7 +31,7 @@ from server.tables.errors import TableError
 from server.tables.messages import Act, Attach, Chat, Detach, Resync
 from server.wire import EXTENSION, WireProtocol
 
-__all__ = ["SocketConfig", "RateLimiter", "table_socket"]
+__all__ = ["Reader", "SocketConfig", "RateLimiter", "Seat", "table_socket"]
 
 POLICY_VIOLATION = 1008  # bad Origin, bad token, flooding
 GOING_AWAY = 1001
@@ -91,7 +92,7 @@ async def table_socket(websocket: WebSocket) -> None:
     await websocket.accept()
     wire: WireProtocol | None = websocket.scope.get("extensions", {}).get(EXTENSION)  # uvicorn with WireProtocol
     try:
-        conn, actor = await _authenticate(websocket, lobby, config, wire)
+        conn, seat = await _authenticate(websocket, lobby, config, wire)
     except WebSocketDisconnect:
         return
     except TimeoutError:  # returning without a close frame would drop the TCP connection (1006)
@@ -105,18 +106,43 @@ async def table_socket(websocket: WebSocket) -> None:
         return
     writer = asyncio.get_running_loop().create_task(_writer(websocket, conn))
     try:
-        await _reader(websocket, conn, actor, config, wire)
+        await _reader(websocket, seat.reader(conn, config), wire)
     except (WebSocketDisconnect, TimeoutError, RuntimeError):
         pass
     finally:
-        actor.post(Detach(conn))
+        seat.leave(conn)
         conn.close(GOING_AWAY, "")
         await writer
 
 
+class Seat(Protocol):
+    """Where an attached socket's messages go: its table here, or the process running it."""
+
+    def reader(self, conn: Connection, config: SocketConfig) -> Reader:
+        """What reads the socket's messages."""
+        ...
+
+    def leave(self, conn: Connection) -> None:
+        """The socket has closed."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Here:
+    """A socket at a table this process runs."""
+
+    actor: TableActor
+
+    def reader(self, conn: Connection, config: SocketConfig) -> Reader:
+        return Reader(conn, self.actor, config)
+
+    def leave(self, conn: Connection) -> None:
+        self.actor.post(Detach(conn))
+
+
 async def _authenticate(
     websocket: WebSocket, lobby: Lobby, config: SocketConfig, wire: WireProtocol | None
-) -> tuple[Connection, TableActor]:
+) -> tuple[Connection, Seat]:
     frame = await asyncio.wait_for(_receive(websocket), config.hello_timeout)
     msg = parse_client_msg(frame)
     if not isinstance(msg, ClientHello):
@@ -124,10 +150,26 @@ async def _authenticate(
     member = websocket.scope.get("sparrow.member")  # set by server.club.gate.Gate
     if member is None and websocket.app.state.club.mode != "open" and websocket.scope.get("sparrow.guest") != msg.table:
         raise TableError("auth/login_required", "log in first: this club is for its members", status=401)
-    actor = lobby.get(msg.table)
     conn = Connection(None, sink=wire)
-    await actor.ask(Attach(conn, msg.token, None if member is None else member.id))
-    return conn, actor
+    member_id = None if member is None else member.id
+    actor = lobby.local(msg.table)
+    forwarding: Forwarding | None = getattr(websocket.app.state, "forwarding", None)
+    if actor is None and forwarding is not None:  # another process runs it: messages go through the bus
+        return conn, await forwarding.attach(msg.table, msg.token, member_id, conn)
+    actor = lobby.get(msg.table)
+    await actor.ask(Attach(conn, msg.token, member_id))
+    return conn, _Here(actor)
+
+
+class Forwarding(Protocol):
+    """Sockets at tables another process runs (`server.cluster.node.Node`)."""
+
+    async def attach(self, table: str, token: str | None, member: int | None, conn: Connection) -> Seat:
+        """Attach ``conn`` to ``table`` in the process running it.
+
+        :raises TableError: that table's refusal; 404 when no process runs it; 503 while it moves.
+        """
+        ...
 
 
 async def _receive(websocket: WebSocket) -> str | bytes:
@@ -138,32 +180,44 @@ async def _receive(websocket: WebSocket) -> str | bytes:
     return text if text is not None else message.get("bytes") or b""
 
 
-class _Reader:
+class Reader:
     """What the server does with each message a client sends once it is attached: rate-limit it,
     parse it, and hand it to the table (or answer it). It never waits, so that the wire can call it
-    (through `take_safely`) as each message arrives.
+    (through `take_safely`) as each message arrives. Without ``limit``, messages are not counted
+    (the process that holds the socket counted them: server/cluster).
     """
 
-    def __init__(self, conn: Connection, actor: TableActor, config: SocketConfig) -> None:
+    def __init__(self, conn: Connection, actor: TableActor | None, config: SocketConfig, *, limit: bool = True) -> None:
         self.loop = asyncio.get_running_loop()
         self.conn, self.actor, self.config = conn, actor, config
-        self.limiter = RateLimiter(config.rate, config.burst, self.loop.time())
+        self.limiter = RateLimiter(config.rate, config.burst, self.loop.time()) if limit else None
         self.refusals = 0
         self.heard = self.loop.time()  # when the client last sent anything
 
+    @property
+    def table(self) -> str | None:
+        """The table's id, for log lines."""
+        return None if self.actor is None else self.actor.id
+
     def take(self, frame: str | bytes) -> None:
         """Handle one message from the client."""
-        conn, actor = self.conn, self.actor
+        conn = self.conn
         if conn.closed:
             return
         now = self.heard = self.loop.time()
-        if not self.limiter.allow(now):
+        if self.limiter is not None and not self.limiter.allow(now):
             self.refusals += 1
             conn.send(_refusal(ProtocolError("rate/limited", "slow down: too many messages"), _request_id(frame)))
             if self.refusals >= self.config.max_refusals:
                 conn.close(POLICY_VIOLATION, "flooding")
             return
         self.refusals = 0
+        self.handle(frame)
+
+    def handle(self, frame: str | bytes) -> None:
+        """Handle a message that was let through."""
+        conn, actor = self.conn, self.actor
+        assert actor is not None
         try:
             msg = parse_client_msg(frame)
         except ProtocolError as exc:
@@ -192,18 +246,16 @@ class _Reader:
             self.take(frame)
         except Exception:
             log.exception(
-                "socket %s failed on a message", self.conn.id, extra={"table": self.actor.id, "seat": self.conn.seat}
+                "socket %s failed on a message", self.conn.id, extra={"table": self.table, "seat": self.conn.seat}
             )
             self.conn.close(INTERNAL_ERROR, "the server failed on that message")
 
 
-async def _reader(
-    websocket: WebSocket, conn: Connection, actor: TableActor, config: SocketConfig, wire: WireProtocol | None
-) -> None:
+async def _reader(websocket: WebSocket, reader: Reader, wire: WireProtocol | None) -> None:
     """Read the client's messages until it leaves, is dropped, or stays silent too long. With a
     ``wire``, text messages come straight from it and this waits only for the rest.
     """
-    reader = _Reader(conn, actor, config)
+    conn, config = reader.conn, reader.config
     if wire is not None:
         wire.listen(reader.take_safely)
     try:

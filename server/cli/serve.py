@@ -10,6 +10,7 @@ import socket
 import sys
 
 import asyncpg
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from server import logs, metrics
@@ -70,6 +71,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="serve Prometheus metrics at http://127.0.0.1:PORT/metrics, a listener of their own that only "
         "this machine reaches (default: no metrics)",
     )
+    parser.add_argument(
+        "--redis",
+        default=None,
+        metavar="URL",
+        help="a Redis URL (redis://host:6379/0): run as one of several processes sharing the PostgreSQL --db; "
+        "each table runs in one of them and the others forward to it (default: $SPARROW_REDIS, else none)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=whole_number(1, 64, "a number of processes"),
+        default=None,
+        metavar="N",
+        help="run N server processes on one port, sharing the PostgreSQL --db through --redis; a process that "
+        "dies is started again and its tables are taken over by the others (default: one process)",
+    )
+    parser.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)  # a worker's inherited port
     parser.set_defaults(func=run)
 
 
@@ -96,25 +113,33 @@ def run(args: argparse.Namespace) -> int:
     except OriginError as exc:
         return _refuse(str(exc))
     try:
-        listener = _listen(args.host, args.port)
-    except OSError as exc:
-        return _refuse(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc} (is another server running?)")
-    port = listener.getsockname()[1]
-    try:
-        metrics_server = None if args.metrics_port is None else metrics.serve(args.metrics_port)
-    except OSError as exc:
-        listener.close()
-        return _refuse(f"cannot serve metrics on 127.0.0.1:{args.metrics_port}: {exc.strerror or exc}")
-    try:
         url = None if args.db == "memory" else database_url(args.db)
     except ArgumentError:
         return _refuse(
             f"--db {args.db!r} is not a database URL such as sqlite:///data/sparrow.db or postgresql://host/db"
         )
+    redis = args.redis or os.environ.get("SPARROW_REDIS") or None
+    problem = _cluster_problem(url, redis, args.workers)
+    if problem:
+        return _refuse(problem)
+    try:
+        listener = _listen(args.host, args.port) if args.listen_fd is None else _inherited(args.listen_fd)
+    except OSError as exc:
+        return _refuse(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc} (is another server running?)")
+    port = listener.getsockname()[1]
+    if args.workers is not None:
+        from server.cli.workers import supervise
+
+        return supervise(listener, args, port)
+    try:
+        metrics_server = None if args.metrics_port is None else metrics.serve(args.metrics_port)
+    except OSError as exc:
+        listener.close()
+        return _refuse(f"cannot serve metrics on 127.0.0.1:{args.metrics_port}: {exc.strerror or exc}")
     socket_config = SocketConfig(allowed_origins=tuple(args.allow_origin), public_origins=tuple(public))
     base_url = public[0].rstrip("/") if public else f"http://{_display(_reachable(args.host))}:{port}"
     club = ClubConfig(load_secret(), mode=args.club_mode, base_url=base_url)
-    app = create_app(socket_config=socket_config, db="memory" if url is None else url, club=club)
+    app = create_app(socket_config=socket_config, db="memory" if url is None else url, club=club, redis=redis)
     # In JSON, uvicorn's own lines go through our handler (None: it leaves logging as it is).
     log_config = None if args.log_format == "json" else LOGGING_CONFIG
     config = uvicorn.Config(
@@ -130,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             if url is not None:
                 try:
-                    lock = await hold(url)
+                    lock = await hold(url, shared=redis is not None)
                 except DatabaseBusy as exc:
                     return _refuse(str(exc))
                 except (OSError, asyncpg.PostgresError) as exc:
@@ -170,6 +195,21 @@ def run(args: argparse.Namespace) -> int:
             metrics_server.close()
 
 
+def _cluster_problem(url: str | None, redis: str | None, workers: int | None) -> str | None:
+    """Why these options cannot run several processes, or None."""
+    wanted = f"--workers {workers}" if workers is not None else "--redis"
+    if workers is None and redis is None:
+        return None
+    if url is None or make_url(url).get_backend_name() != "postgresql":
+        return (
+            f"{wanted} needs PostgreSQL: SQLite is one process's database. Pass --db postgresql://host/db "
+            "--redis redis://host:6379/0, or run one process without --workers"
+        )
+    if redis is None:
+        return f"{wanted} needs --redis redis://host:6379/0 (or $SPARROW_REDIS): processes reach each other through it"
+    return None
+
+
 def _refuse(problem: str) -> int:
     print(f"sparrow serve: {problem}", file=sys.stderr, flush=True)
     return 2
@@ -182,6 +222,13 @@ def _display(host: str) -> str:
 def _reachable(host: str) -> str:
     """An address a browser on this machine can open for a server listening on ``host``."""
     return {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+
+
+def _inherited(fd: int) -> socket.socket:
+    """The listening socket a worker was handed by ``sparrow serve --workers`` (server/cli/workers.py)."""
+    sock = socket.socket(fileno=fd)
+    sock.set_inheritable(False)
+    return sock
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -16,6 +16,7 @@ from server.club.club import MODES, Club
 from server.club.passwords import PASSWORD_MIN
 from server.club.sessions import SESSION_COOKIE, SESSION_MAX_AGE
 from server.club.store import Member
+from server.lobby import Lobby
 from server.pages import TEMPLATES, page_renderer
 from server.tables.errors import TableError
 from server.tables.messages import AdjournNow, Remove
@@ -122,7 +123,7 @@ async def admin_state(request: Request) -> object:
         "mode": club.mode,
         "modes": MODES,
         "signup": await club.signup_open(),
-        "tables": [t.state.public() for t in lobby.tables.values() if t.status != "closed"],
+        "tables": lobby.all_tables(),
         "audit": await club.audit_log(),
         "defaults": club.defaults,
         "origins": club.origins,
@@ -181,9 +182,11 @@ async def close_table(request: Request) -> object:
 
 async def adjourn_table(request: Request) -> object:
     admin = _admin(request)
-    actor = request.app.state.lobby.get(request.path_params["table_id"])
-    answer = await actor.ask(AdjournNow())
-    await _club(request).audit(admin, "adjourned table", actor.settings.name, actor.id)
+    lobby: Lobby = request.app.state.lobby
+    table_id = request.path_params["table_id"]
+    table = await lobby.show(table_id)
+    answer = await lobby.request(table_id, AdjournNow())
+    await _club(request).audit(admin, "adjourned table", str(table["name"]), table_id)
     return answer
 
 
@@ -191,11 +194,14 @@ async def remove_from_table(request: Request) -> object:
     admin = _admin(request)
     data = await body(request)
     table_id = request.path_params["table_id"]
-    actor = request.app.state.lobby.get(table_id)
+    lobby: Lobby = request.app.state.lobby
+    table = await lobby.show(table_id)
     seat = data.get("seat")
-    who = actor.seats[seat].name if isinstance(seat, int) and 0 <= seat <= 3 and actor.seats[seat] else "?"
-    answer = await actor.ask(Remove(None, seat, None, admin=True))
-    await _club(request).audit(admin, "removed from table", f"{who} at {actor.settings.name}", f"seat {seat}")
+    seats: list[dict[str, object] | None] = table["seats"]  # type: ignore[assignment]
+    sitting = seats[seat] if isinstance(seat, int) and 0 <= seat <= 3 else None
+    who = sitting["name"] if sitting else "?"
+    answer = await lobby.request(table_id, Remove(None, seat, None, admin=True))
+    await _club(request).audit(admin, "removed from table", f"{who} at {table['name']}", f"seat {seat}")
     return answer
 
 

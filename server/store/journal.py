@@ -23,13 +23,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from game.rulesets import ruleset
-from server.store.models import ActionRow, ChatRow, GameRow, HandRow, PlayerRow, SeatRow
+from server.store.models import ActionRow, ChatRow, GameRow, HandRow, LeaseRow, PlayerRow, SeatRow
 from server.store.session import make_sessions
 from server.store.writer import BATCH_CAP, GroupWriter
 from server.tables.journal import Record, SeatRecord, StoredTable
 from server.tables.settings import TableSettings, Timers
 
-__all__ = ["SqlJournal", "action_row", "game_row", "hand_row"]
+__all__ = ["SqlJournal", "StaleOwner", "action_row", "game_row", "hand_row"]
 
 CHAT_KEPT = 50
 
@@ -77,6 +77,23 @@ class _Chat:
 _Write = Record | _Created | _Seats | _Started | _Stopped | _Chat
 
 
+@dataclass(frozen=True, slots=True)
+class _Fenced:
+    """A write of a table held through a lease (server/cluster/leases.py), with the lease's token."""
+
+    write: _Write
+    table: str
+    token: int
+
+
+class StaleOwner(RuntimeError):
+    """The write was refused: another process took the table over (its lease token is newer)."""
+
+
+def _table_of(write: _Write) -> str:
+    return write.table.id if isinstance(write, _Created) else write.table
+
+
 class SqlJournal:
     """A journal in a SQLAlchemy database (SQLite or PostgreSQL). Each call returns once its write
     is committed; `close` (before the engine is disposed) waits for the writes still under way.
@@ -86,12 +103,22 @@ class SqlJournal:
     def __init__(self, engine: AsyncEngine, *, batch_cap: int = BATCH_CAP) -> None:
         self.engine = engine
         self.sessions = make_sessions(engine)
-        self.writer: GroupWriter[_Write] = GroupWriter(engine, _write, landed=_landed, cap=batch_cap)
+        self.writer: GroupWriter[_Write | _Fenced] = GroupWriter(engine, _write, landed=_landed, cap=batch_cap)
         self.trouble: str | None = None  # why the last write failed, until one succeeds (for /healthz)
+        # The fencing token of each table this process holds through a lease (several processes on
+        # one database): its writes carry it. Empty for a server on its own.
+        self.tokens: dict[str, int] = {}
+        self.on_stale: Callable[[str], None] | None = None  # told of a table whose write was fenced off
 
     async def _submit(self, write: _Write) -> None:
+        table = _table_of(write)
+        token = self.tokens.get(table)
         try:
-            await self.writer.submit(write)
+            await self.writer.submit(write if token is None else _Fenced(write, table, token))
+        except StaleOwner:
+            if self.on_stale is not None:
+                self.on_stale(table)
+            raise
         except Exception as exc:
             self.trouble = f"writes are failing: {type(exc).__name__}: {exc}"[:300]
             raise
@@ -142,10 +169,18 @@ class SqlJournal:
             return None if game is None else await _stored(session, game)
 
 
-def _write(connection: Connection, writes: Sequence[_Write]) -> None:
-    """Make ``writes`` in order in the open transaction; each run of records is written as one."""
+def _write(connection: Connection, writes: Sequence[_Write | _Fenced]) -> None:
+    """Make ``writes`` in order in the open transaction; each run of records is written as one.
+
+    :raises StaleOwner: when a fenced write's token is no longer its table's (the whole batch fails,
+        and the writer makes its writes again one by one: only that write fails).
+    """
+    fences = {w.table: w.token for w in writes if isinstance(w, _Fenced)}
+    if fences:
+        _check_fences(connection, fences)
     run: list[Record] = []
-    for write in writes:
+    for fenced in writes:
+        write = fenced.write if isinstance(fenced, _Fenced) else fenced
         if isinstance(write, Record):
             run.append(write)
             continue
@@ -157,12 +192,28 @@ def _write(connection: Connection, writes: Sequence[_Write]) -> None:
         _records(connection, run)
 
 
-def _landed(connection: Connection, write: _Write) -> bool:
+def _check_fences(connection: Connection, fences: dict[str, int]) -> None:
+    """Refuse the batch if a table's lease token is not the one its write carries. The lease rows are
+    read FOR SHARE: a takeover (which raises the token) waits until this transaction ends, so it
+    never misses a write this one commits.
+    """
+    held = select(LeaseRow.table_id, LeaseRow.token).where(LeaseRow.table_id.in_(list(fences)))
+    current = {table: token for table, token in connection.execute(held.with_for_update(read=True))}
+    for table, token in fences.items():
+        if current.get(table) != token:
+            raise StaleOwner(
+                f"table {table}: this process's lease (token {token}) was taken over "
+                f"(token now {current.get(table)}); the write is refused"
+            )
+
+
+def _landed(connection: Connection, fenced: _Write | _Fenced) -> bool:
     """Whether ``write`` is in the database already (made by a writer that died before saying so).
     An action is there if its row is: its batch was one transaction. The seats, the start and the
     stop set what they set, so making them again changes nothing; a chat line is looked for.
     """
     found: Select[Any]
+    write = fenced.write if isinstance(fenced, _Fenced) else fenced
     match write:
         case Record(table=table, version=seq):  # an action's number is the version it made
             found = select(ActionRow.seq).where(ActionRow.game_id == table, ActionRow.seq == seq)

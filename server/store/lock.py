@@ -1,5 +1,6 @@
 """One server per database (ARCHITECTURE lesson 18): a server holds a lock on its database for as
-long as it runs, and a second server on the same database refuses to start.
+long as it runs, and a second server on the same database refuses to start. Several processes
+started to share a PostgreSQL database (``--redis``, server/cluster) hold it together, shared.
 
 SQLite: an exclusive ``flock`` on the database file. PostgreSQL: a session advisory lock held
 by a connection of its own. The operating system (or PostgreSQL, when the connection drops) releases
@@ -58,8 +59,10 @@ class _AdvisoryLock:
             await self.connection.close(timeout=5)
 
 
-async def hold(url: str) -> DatabaseLock:
-    """Take the lock on the database at ``url`` (a SQLAlchemy URL) for this process.
+async def hold(url: str, *, shared: bool = False) -> DatabaseLock:
+    """Take the lock on the database at ``url`` (a SQLAlchemy URL) for this process. ``shared``: for
+    one of several processes sharing a PostgreSQL database (server/cluster), which hold the lock
+    together; a server on its own and such processes still keep each other out.
 
     :raises DatabaseBusy: naming the database, when another server holds it.
     """
@@ -72,12 +75,12 @@ async def hold(url: str) -> DatabaseLock:
     if backend == "postgresql":
         dsn = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
         connection = await asyncpg.connect(dsn, timeout=10)
-        if not await connection.fetchval("SELECT pg_try_advisory_lock($1)", ADVISORY_KEY):
+        take = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
+        if not await connection.fetchval(f"SELECT {take}($1)", ADVISORY_KEY):
             await connection.close()
             where = parsed.render_as_string(hide_password=True)
-            raise DatabaseBusy(
-                f"another Sparrow server is using the database {where}; stop it first, or use another --db"
-            )
+            other = "a Sparrow server on its own" if shared else "another Sparrow server"
+            raise DatabaseBusy(f"{other} is using the database {where}; stop it first, or use another --db")
         return _AdvisoryLock(connection)
     return _NoLock()
 

@@ -10,6 +10,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -24,6 +25,7 @@ __all__ = [
 ]
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+MIGRATION_LOCK = int.from_bytes(b"sparmig\0", "big", signed=True)  # a PostgreSQL advisory lock's key
 
 
 class DatabaseTooNew(RuntimeError):
@@ -80,5 +82,7 @@ async def upgrade(engine: AsyncEngine, target: str = "head") -> tuple[str | None
         command.upgrade(config, target)
 
     async with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":  # processes starting together migrate one at a time
+            await connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
         await connection.run_sync(run)
     return before, await current_revision(engine)

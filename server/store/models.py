@@ -18,6 +18,7 @@ __all__ = [
     "GameRow",
     "HandRow",
     "InvitationRow",
+    "LeaseRow",
     "MemberRow",
     "PlayerRow",
     "SeatRow",
@@ -197,3 +198,17 @@ class ChatRow(Base):
 
 Index("ix_seats_player_game", SeatRow.player_id, SeatRow.game_id)
 Index("ix_games_status_created", GameRow.status, GameRow.created_at)
+
+
+class LeaseRow(Base):
+    """Which server process runs a live table, while several share one PostgreSQL database
+    (server/cluster/leases.py). ``token`` goes up by one each time the table changes hands, and every
+    journal write of the table carries the token its writer holds: a write with an older one is
+    refused (a fencing token), so a process that lost the table can no longer change it."""
+
+    __tablename__ = "table_leases"
+
+    table_id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(80), index=True)  # the process: host, pid and a random part
+    token: Mapped[int] = mapped_column(BigInteger)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -266,6 +266,14 @@ class TableActor:
         if self.status != "closed":  # never leave a socket open on a table that is gone
             self._close(code)
 
+    def abandon(self, code: int) -> None:
+        """Stop at once, handling and writing nothing more: another server process runs the table now
+        (server/cluster). Its sockets close with ``code``; whoever waits on a request is refused."""
+        if self.status != "closed":
+            self._close(code)
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
     @property
     def done(self) -> bool:
         """The task has ended."""

@@ -6,6 +6,7 @@ token they were armed for, so a late firing for a closed window does nothing (le
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from dataclasses import dataclass, field
 
 from server.tables.connection import Connection
@@ -32,6 +33,8 @@ __all__ = [
     "Resync",
     "Start",
     "Stop",
+    "request_from_wire",
+    "request_to_wire",
 ]
 
 
@@ -234,3 +237,28 @@ Message = (
     | Adjourn
     | Stop
 )
+
+
+# The requests a table may be asked from another server process (server/cluster), by name.
+_REQUESTS: dict[str, type[Join | Leave | AddBots | Remove | Start | AdjournNow]] = {
+    cls.__name__: cls for cls in (Join, Leave, AddBots, Remove, Start, AdjournNow)
+}
+
+
+def request_to_wire(msg: Join | Leave | AddBots | Remove | Start | AdjournNow) -> dict[str, object]:
+    """``msg`` as JSON: its kind and its fields but the reply (for `request_from_wire`)."""
+    fields = {f.name: getattr(msg, f.name) for f in dataclasses.fields(msg) if f.name != "reply"}
+    return {"kind": type(msg).__name__, "fields": fields}
+
+
+def request_from_wire(data: object) -> Join | Leave | AddBots | Remove | Start | AdjournNow:
+    """The request `request_to_wire` made ``data`` of, with a new reply.
+
+    :raises ValueError: when ``data`` is not one.
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("fields"), dict):
+        raise ValueError(f"not a table request: {data!r}"[:200])
+    cls = _REQUESTS.get(data.get("kind"))  # type: ignore[arg-type]
+    if cls is None:
+        raise ValueError(f"not a table request: {data.get('kind')!r}"[:200])
+    return cls(**data["fields"])

@@ -325,3 +325,17 @@ def turn_seat(client: LiveClient) -> int:
     assert turn["phase"] == "turn", turn
     seat: int = turn["seat"]
     return seat
+
+
+def hurried_move(client: LiveClient) -> dict[str, Any] | None:
+    """A hurried human's move: win when offered, pass claims, discard the drawn tile, get ready; None
+    when the seat has nothing to decide or has answered already."""
+    legal = client.legal
+    if not legal or "answer" in (client.game["turn"] or {}) or "answer" in client.state:  # answered already
+        return None
+    types = {a["type"]: a for a in legal}
+    if "win" in types or "pass" in types or "ready" in types:
+        return types.get("win") or types.get("pass") or types["ready"]
+    drawn = (client.game["turn"] or {}).get("drawn")
+    discards = [a for a in legal if a["type"] == "discard"]
+    return next((a for a in discards if a["tile"] == drawn), discards[-1]) if discards else legal[0]

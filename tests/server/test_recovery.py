@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from dbkit import BACKENDS
-from livekit import LiveClient
+from livekit import LiveClient, hurried_move
 from processkit import ServerProcess, served
 from websockets.asyncio.client import connect
 
@@ -44,25 +44,12 @@ async def _connect(server: ServerProcess, table: str, tokens: list[str]) -> list
     return clients
 
 
-def _move(client: LiveClient) -> dict[str, Any] | None:
-    """A hurried human's move: win when offered, pass claims, discard the drawn tile, get ready."""
-    legal = client.legal
-    if not legal or "answer" in (client.game["turn"] or {}) or "answer" in client.state:  # answered already
-        return None
-    types = {a["type"]: a for a in legal}
-    if "win" in types or "pass" in types or "ready" in types:
-        return types.get("win") or types.get("pass") or types["ready"]
-    drawn = (client.game["turn"] or {}).get("drawn")
-    discards = [a for a in legal if a["type"] == "discard"]
-    return next((a for a in discards if a["tile"] == drawn), discards[-1]) if discards else legal[0]
-
-
 async def _play(clients: list[LiveClient], actions: int, *, until_between: bool = False) -> int:
     done = 0
     while done < actions:
         if until_between and clients[0].game["phase"] != "deal":
             break
-        movers = [(c, m) for c in clients if (m := _move(c)) is not None]
+        movers = [(c, m) for c in clients if (m := hurried_move(c)) is not None]
         if not movers:
             # Everyone has answered a claim window: it stays open for the fair pause (R6.9).
             # Any seat's frame counts (the seat that discarded may hear nothing while the others answer).

@@ -1,0 +1,89 @@
+"""``sparrow serve --workers N``: N server processes on one port, watched by this one.
+
+This process binds the port and hands it to N ``sparrow serve --listen-fd`` processes (the kernel
+spreads new connections over them). They share the PostgreSQL database and Redis (server/cluster),
+so any of them serves any table. A worker that dies is started again, while the others take over
+its tables; SIGTERM or Ctrl+C stops them all, each letting its tables go as it ends. A worker that
+refuses to start (status 2: a busy or unreachable database, say) stops them all with its reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from types import FrameType
+
+__all__ = ["supervise"]
+
+RESTART_AFTER = 1.0  # seconds before a worker that died is started again
+log = logging.getLogger("sparrow.serve")
+
+
+def _command(args: argparse.Namespace, fd: int, index: int) -> list[str]:
+    """The ``sparrow serve`` command line of worker ``index``."""
+    command = [sys.executable, "-m", "server.cli", "serve", "--host", args.host, "--port", str(args.port)]
+    command += ["--listen-fd", str(fd), "--db", args.db or os.environ.get("SPARROW_DB", "")]
+    command += ["--redis", args.redis or os.environ.get("SPARROW_REDIS", ""), "--log-format", args.log_format]
+    for url in args.public_url:
+        command += ["--public-url", url]
+    for origin in args.allow_origin:
+        command += ["--allow-origin", origin]
+    if args.club_mode is not None:
+        command += ["--club-mode", args.club_mode]
+    if args.metrics_port is not None:  # each worker its own: P, P+1, …
+        command += ["--metrics-port", str(args.metrics_port + index)]
+    return command
+
+
+def supervise(listener: socket.socket, args: argparse.Namespace, port: int) -> int:
+    """Run ``args.workers`` workers on ``listener`` until told to stop; the exit status."""
+    fd = listener.fileno()
+    count: int = args.workers
+    stopping: list[int] = []  # the signal that asked to stop
+
+    def spawn(index: int) -> subprocess.Popen[bytes]:
+        # A session of its own: Ctrl+C reaches this process only, which passes it on once.
+        return subprocess.Popen(_command(args, fd, index), pass_fds=(fd,), start_new_session=True)
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        if not stopping:
+            stopping.append(signum)
+            for worker in workers:
+                if worker.poll() is None:
+                    worker.send_signal(signal.SIGTERM)
+
+    workers = [spawn(i) for i in range(count)]
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"Sparrow is serving on http://{host}:{port} with {count} processes (Ctrl+C stops them)", flush=True)
+    status = 0
+    try:
+        while any(worker.poll() is None for worker in workers) or not stopping:
+            time.sleep(0.2)
+            for index, worker in enumerate(workers):
+                code = worker.poll()
+                if code is None or stopping:
+                    continue
+                if code == 2:  # it refused to start: so would the next
+                    print(f"sparrow serve: worker {index} refused to start; stopping the others", file=sys.stderr)
+                    status = 2
+                    stop(signal.SIGTERM, None)
+                    break
+                print(
+                    f"sparrow serve: worker {index} (pid {worker.pid}) ended with status {code}; "
+                    f"starting it again in {RESTART_AFTER:g} s (the others take over its tables)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                time.sleep(RESTART_AFTER)
+                workers[index] = spawn(index)
+    finally:
+        listener.close()
+    return status

@@ -1,0 +1,92 @@
+"""`Leases`: which server process runs each live table, kept in PostgreSQL (table ``table_leases``).
+
+A process holds a table through a lease that it renews every `TICK` seconds; the lease runs out
+`TTL` seconds after the last renewal. A process whose leases it cannot renew stops touching its
+tables once they have run out (`server.cluster.node`). A table whose lease ran out (its process
+died, or lost the database) is taken over by another process: taking it raises its ``token``, and
+every journal write carries the token its writer holds (`server.store.journal.SqlJournal`), so a
+write from a process that lost the table is refused (a fencing token) whatever that process
+believes. Times are the database's own (``now()``), so the processes' clocks do not matter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from datetime import timedelta
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+__all__ = ["TICK", "TTL", "Leases"]
+
+TTL = 5.0  # seconds a lease lasts after its last renewal
+TICK = 1.0  # seconds between renewals (and between looks for tables nobody holds)
+
+_LIVE = "expires_at > now()"
+
+
+class Leases:
+    """The leases of process ``owner`` on the database behind ``engine`` (PostgreSQL)."""
+
+    def __init__(self, engine: AsyncEngine, owner: str, *, ttl: float = TTL) -> None:
+        self.engine = engine
+        self.owner = owner
+        self.ttl = ttl
+
+    def _params(self, **more: object) -> dict[str, object]:
+        return {"me": self.owner, "ttl": timedelta(seconds=self.ttl), **more}
+
+    async def take(self, table: str) -> int | None:
+        """Take ``table`` if nobody holds it (a new table, or one whose lease ran out); its new
+        fencing token, or None when another process holds it."""
+        sql = text(
+            "INSERT INTO table_leases (table_id, owner, token, expires_at) "
+            "VALUES (:t, :me, 1, now() + CAST(:ttl AS interval)) "
+            "ON CONFLICT (table_id) DO UPDATE SET owner = :me, token = table_leases.token + 1, "
+            "expires_at = now() + CAST(:ttl AS interval) WHERE table_leases.expires_at <= now() "
+            "RETURNING token"
+        )
+        async with self.engine.begin() as connection:
+            token = (await connection.execute(sql, self._params(t=table))).scalar()
+        return None if token is None else int(token)
+
+    async def renew(self) -> set[str]:
+        """Renew every lease this process holds; the tables it still holds."""
+        sql = text(
+            "UPDATE table_leases SET expires_at = now() + CAST(:ttl AS interval) "
+            f"WHERE owner = :me AND {_LIVE} RETURNING table_id"
+        )
+        async with self.engine.begin() as connection:
+            return set((await connection.execute(sql, self._params())).scalars())
+
+    async def release(self, tables: Collection[str]) -> None:
+        """Let ``tables`` go at once (this process stops): another process may take them now. The
+        row stays, with its token, so that a later owner's token is higher still."""
+        if not tables:
+            return
+        sql = text(
+            "UPDATE table_leases SET expires_at = now() - interval '1 second' "
+            "WHERE owner = :me AND table_id = ANY(:tables)"
+        )
+        async with self.engine.begin() as connection:
+            await connection.execute(sql, self._params(tables=list(tables)))
+
+    async def owners(self, tables: Collection[str]) -> dict[str, str]:
+        """The process holding each of ``tables`` that is held (a table nobody holds is left out)."""
+        if not tables:
+            return {}
+        sql = text(f"SELECT table_id, owner FROM table_leases WHERE table_id = ANY(:tables) AND {_LIVE}")
+        async with self.engine.connect() as connection:
+            rows = await connection.execute(sql, {"tables": list(tables)})
+            return {table: owner for table, owner in rows}
+
+    async def orphans(self, limit: int) -> list[str]:
+        """Up to ``limit`` unfinished tables that nobody holds, in random order (so that processes
+        looking at once mostly pick different ones)."""
+        sql = text(
+            "SELECT g.id FROM games g LEFT JOIN table_leases l ON l.table_id = g.id "
+            "WHERE g.status IN ('waiting', 'playing') AND (l.table_id IS NULL OR l.expires_at <= now()) "
+            "ORDER BY random() LIMIT :n"
+        )
+        async with self.engine.connect() as connection:
+            return list((await connection.execute(sql, {"n": limit})).scalars())

@@ -1,0 +1,438 @@
+"""`Node`: one of several server processes sharing one PostgreSQL database and one Redis.
+
+Each table runs in exactly one process, the holder of its lease (`server.cluster.leases`). Any
+process takes any request or socket and gets it to that process over the bus (`server.cluster.bus`):
+
+- an HTTP request about a table becomes a *call* (``ask``, ``show``, ``rematch``, ``close``); the
+  running process does it (`Lobby.serve_call`) and answers;
+- a socket at a table another process runs stays where it connected: its messages go to the running
+  process, which reads them as its own sockets' (`server.ws.Reader`) and sends back the frames of
+  that seat's projection, which the first process writes to the socket unread. Forwarding rather
+  than redirecting, because behind one address (``--workers N``, or a proxy) a browser cannot pick
+  the process it reaches.
+
+Every `TICK` seconds each process renews its leases, takes over tables nobody holds (a process
+that died, or one that could not renew), closes the sockets it forwards to a process that is gone
+or no longer runs their table (1012: the browser reconnects, to whichever process runs it now), and
+tells the others which tables it runs, for the lobby list. A process that cannot renew its leases
+stops touching its tables before they run out; one whose write is refused as stale (a newer lease
+token) drops that table at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import math
+import os
+import secrets
+import socket
+import time
+from dataclasses import dataclass, field
+
+import orjson
+from sqlalchemy.engine import make_url
+
+from server.cluster.bus import Bus
+from server.cluster.leases import TICK, TTL, Leases
+from server.lobby import Lobby
+from server.store.journal import SqlJournal
+from server.tables.actor import TableActor
+from server.tables.connection import Connection
+from server.tables.errors import TableError
+from server.tables.messages import Attach, Detach
+from server.ws import Reader, SocketConfig
+
+__all__ = ["CALL_TIMEOUT", "Node", "bus_prefix"]
+
+CALL_TIMEOUT = 5.0  # seconds another process has to answer a call
+MOVED = 1012  # the close code that makes a browser reconnect with its seat token
+ORPHANS_LOOKED_AT = 500  # tables nobody holds, looked at per tick
+log = logging.getLogger("sparrow.cluster")
+
+
+def bus_prefix(database_url: str) -> str:
+    """The bus's channel and key prefix: processes on one database share it, others do not."""
+    url = make_url(database_url)
+    return f"sparrow:{url.host or ''}:{url.port or ''}:{url.database or ''}:"
+
+
+def _moving() -> TableError:
+    return TableError("table/moving", "that table is moving to another server process; try again", status=503)
+
+
+@dataclass(slots=True)
+class _Link:
+    """This process's end of a socket at a table another process runs."""
+
+    node: Node
+    conn: Connection
+    table: str
+    owner: str
+
+    def reader(self, conn: Connection, config: SocketConfig) -> Reader:
+        return _Forwarder(conn, None, config, link=self)
+
+    def leave(self, conn: Connection) -> None:
+        if self.node._links.pop(conn.id, None) is not None:
+            self.node.bus.post(self.owner, ["leave", self.node.id, conn.id])
+
+
+class _Forwarder(Reader):
+    """Counts a forwarded socket's messages here, and passes on those let through unread."""
+
+    def __init__(self, conn: Connection, actor: TableActor | None, config: SocketConfig, *, link: _Link) -> None:
+        super().__init__(conn, actor, config)
+        self.link = link
+
+    @property
+    def table(self) -> str | None:
+        return self.link.table
+
+    def handle(self, frame: str | bytes) -> None:
+        text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
+        self.link.node.bus.post(self.link.owner, ["in", self.link.node.id, self.conn.id, text])
+
+
+class _Remote(Connection):
+    """A socket held by process ``proc`` at a table running here: its frames go back over the bus."""
+
+    def __init__(self, node: Node, proc: str, remote_id: int) -> None:
+        super().__init__(None, limit=1)
+        self.node, self.proc, self.remote_id = node, proc, remote_id
+
+    def send(self, frame: str) -> bool:
+        if self.closed:
+            return False
+        self.node.bus.post(self.proc, ["out", self.remote_id, frame])
+        return True
+
+    def close(self, code: int, reason: str) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code, self.close_reason = code, reason
+        self.node._hosted.pop((self.proc, self.remote_id), None)
+        self.node.bus.post(self.proc, ["close", self.remote_id, code, reason])
+
+
+@dataclass(slots=True)
+class _Hosted:
+    conn: _Remote
+    actor: TableActor
+    reader: Reader
+
+
+@dataclass(slots=True)
+class _Directory:
+    """What the other processes last said they run."""
+
+    tables: list[tuple[float, dict[str, object]]] = field(default_factory=list)
+
+
+class Node:
+    """This process's part in a cluster: its leases, its end of the bus, its forwarded sockets."""
+
+    def __init__(
+        self,
+        lobby: Lobby,
+        journal: SqlJournal,
+        redis_url: str,
+        config: SocketConfig,
+        *,
+        database_url: str,
+        ttl: float = TTL,
+        tick: float = TICK,
+    ) -> None:
+        self.id = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+        self.lobby, self.journal, self.config = lobby, journal, config
+        self.ttl, self.tick = ttl, tick
+        self.leases = Leases(journal.engine, self.id, ttl=ttl)
+        self.prefix = bus_prefix(database_url)
+        self.bus = Bus(redis_url, self.id, self.prefix, on_gone=self._gone)
+        self.sure_until = 0.0  # (monotonic) until then the leases held at the last renewal are surely ours
+        self._rids = itertools.count(1)
+        self._calls: dict[int, tuple[str, asyncio.Future[object]]] = {}
+        self._links: dict[int, _Link] = {}  # sockets here at tables elsewhere, by connection id
+        self._hosted: dict[tuple[str, int], _Hosted] = {}  # sockets elsewhere at tables here
+        self._directory = _Directory()
+        self._task: asyncio.Task[None] | None = None
+        self._handling: set[asyncio.Task[None]] = set()
+        journal.on_stale = self._stale
+
+    # ------------------------------------------------------------ life
+    async def start(self) -> None:
+        """Join the bus, take the tables nobody holds, and tick from now on.
+
+        :raises redis.RedisError: when Redis cannot be reached.
+        """
+        await self.bus.start(self._heard)
+        await self._round()
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="cluster-node")
+
+    async def close(self) -> None:
+        """Stop ticking, let this process's tables go at once (after the lobby has stopped them and
+        the journal has written their last actions) and leave the bus."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task
+        for conn in [link.conn for link in self._links.values()]:
+            conn.close(MOVED, "the server is restarting")
+        try:
+            await self.leases.release(list(self.journal.tokens))
+        except Exception:
+            log.exception("could not let this process's tables go; others take them when the leases run out")
+        self.journal.tokens.clear()
+        with contextlib.suppress(Exception):
+            await self.bus.redis.delete(self._directory_key(self.id))
+        await self.bus.close()
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.tick)
+            await self._round()
+
+    async def _round(self) -> None:
+        for step in (self._renew, self._take_orphans, self._check_links, self._check_hosted, self._share_directory):
+            try:
+                await step()
+            except Exception:
+                log.exception("cluster: %s failed; trying again in %g s", step.__name__.strip("_"), self.tick)
+
+    # ----------------------------------------------------------- leases
+    async def claim(self, table_id: str) -> None:
+        """Take the lease of a new table (`Elsewhere.claim`).
+
+        :raises TableError: (503) when the lease cannot be taken.
+        """
+        token = await self.leases.take(table_id)
+        if token is None:
+            raise TableError("server/storage", "could not take the new table's lease; try again", status=503)
+        self.journal.tokens[table_id] = token
+
+    async def _renew(self) -> None:
+        started = time.monotonic()
+        try:
+            held = await self.leases.renew()
+        except Exception:
+            if time.monotonic() >= self.sure_until and self.journal.tokens:
+                log.error("cluster: the leases could not be renewed in time; this process lets its tables go")
+                for table_id in list(self.journal.tokens):
+                    self._drop(table_id)
+            raise
+        self.sure_until = started + self.ttl - self.tick  # a margin: the next renewal may be late
+        for table_id in list(self.journal.tokens):
+            if table_id not in held:
+                log.error("cluster: table %s is no longer this process's; it stops here", table_id)
+                self._drop(table_id)
+
+    def _stale(self, table_id: str) -> None:
+        """A write of ``table_id`` was refused as stale: another process has it now."""
+        log.error("cluster: table %s was taken over by another process; it stops here", table_id)
+        self._drop(table_id)
+
+    def _drop(self, table_id: str) -> None:
+        """Stop running ``table_id`` here at once, writing nothing more; its sockets close with 1012."""
+        self.journal.tokens.pop(table_id, None)
+        actor = self.lobby.tables.pop(table_id, None)
+        if actor is not None:
+            actor.abandon(MOVED)
+
+    async def _take_orphans(self) -> None:
+        if not self.lobby.accepting:
+            return
+        orphans = await self.leases.orphans(ORPHANS_LOOKED_AT)
+        if not orphans:
+            return
+        members = max(1, len(await self.bus.members()))
+        for table_id in orphans[: math.ceil(len(orphans) / members)]:  # a share each: survivors split the work
+            if table_id in self.lobby.tables:
+                continue
+            token = await self.leases.take(table_id)
+            if token is None:
+                continue  # another process took it first
+            self.journal.tokens[table_id] = token
+            stored = await self.journal.load(table_id)
+            if stored is None or not self.lobby.revive(stored):
+                continue  # held, so that nobody loops on it; it stays stored but closed (as on a restart)
+            log.info("cluster: took over table %s (lease token %d)", table_id, token)
+
+    # ------------------------------------------------------------ calls
+    async def call(self, table_id: str, op: str, args: dict[str, object]) -> object:
+        """`Elsewhere.call`: have the process running ``table_id`` do ``op``."""
+        owner = (await self.leases.owners([table_id])).get(table_id)
+        if owner is None:
+            raise await self._not_running(table_id)
+        if owner == self.id:  # ours, but not yet (or no longer) in the lobby
+            raise _moving()
+        rid = next(self._rids)
+        answer: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+        self._calls[rid] = (owner, answer)
+        self.bus.post(owner, ["call", self.id, rid, table_id, op, args])
+        try:
+            return await asyncio.wait_for(answer, CALL_TIMEOUT)
+        except TimeoutError:
+            raise _moving() from None
+        finally:
+            self._calls.pop(rid, None)
+
+    async def _not_running(self, table_id: str) -> TableError:
+        """Why no process runs ``table_id``: it is between processes (503), or there is none (404)."""
+        stored = await self.journal.load(table_id)
+        if stored is not None and stored.status in ("waiting", "playing"):
+            return _moving()
+        return TableError("table/not_found", f"there is no table {table_id!r} (it may have closed)", status=404)
+
+    async def attach(self, table: str, token: str | None, member: int | None, conn: Connection) -> _Link:
+        """`server.ws.Forwarding.attach`: attach ``conn`` to ``table`` in the process running it."""
+        owner = (await self.leases.owners([table])).get(table)
+        if owner is None:
+            raise await self._not_running(table)
+        if owner == self.id:
+            raise _moving()
+        link = _Link(self, conn, table, owner)
+        self._links[conn.id] = link
+        try:
+            answer = await self.call(table, "attach", {"socket": conn.id, "token": token, "member": member})
+        except BaseException:
+            self._links.pop(conn.id, None)
+            raise
+        seat = answer.get("seat") if isinstance(answer, dict) else None
+        conn.seat = seat if isinstance(seat, int) else None
+        return link
+
+    # ---------------------------------------------------- what arrives
+    def _heard(self, item: list[object]) -> None:
+        match item:
+            case ["call", str(proc), int(rid), str(table_id), str(op), dict(args)]:
+                task = asyncio.get_running_loop().create_task(self._serve(proc, rid, table_id, op, args))
+                self._handling.add(task)
+                task.add_done_callback(self._handling.discard)
+            case ["answer", int(rid), bool(ok), value]:
+                call = self._calls.get(rid)
+                if call is None or call[1].done():
+                    return
+                if ok:
+                    call[1].set_result(value)
+                else:
+                    error = value if isinstance(value, dict) else {}
+                    call[1].set_exception(
+                        TableError(
+                            str(error.get("reason")), str(error.get("message")), status=int(error.get("status", 500))
+                        )
+                    )
+            case ["in", str(proc), int(socket_id), str(frame)]:
+                hosted = self._hosted.get((proc, socket_id))
+                if hosted is not None:
+                    hosted.reader.take_safely(frame)
+            case ["leave", str(proc), int(socket_id)]:
+                hosted = self._hosted.pop((proc, socket_id), None)
+                if hosted is not None:
+                    hosted.actor.post(Detach(hosted.conn))
+            case ["out", int(socket_id), str(frame)]:
+                link = self._links.get(socket_id)
+                if link is not None:
+                    link.conn.send(frame)
+            case ["close", int(socket_id), int(code), str(reason)]:
+                link = self._links.pop(socket_id, None)
+                if link is not None:
+                    link.conn.close(code, reason)
+            case _:
+                log.error("cluster: a message nobody understands: %r", item[:3])
+
+    async def _serve(self, proc: str, rid: int, table_id: str, op: str, args: dict[str, object]) -> None:
+        """Do a call another process made, and answer it."""
+        try:
+            if op == "attach":
+                value = await self._host(proc, table_id, args)
+            else:
+                value = await self.lobby.serve_call(table_id, op, args)
+            orjson.dumps(value)  # an answer that cannot cross fails here, not in the bus
+            answer: list[object] = ["answer", rid, True, value]
+        except TableError as exc:
+            answer = ["answer", rid, False, {**exc.to_json(), "status": exc.status}]
+        except Exception:
+            log.exception("cluster: a call %r to table %s failed", op, table_id)
+            message = "the server could not handle that; the table is unchanged"
+            answer = ["answer", rid, False, {"reason": "server/internal", "message": message, "status": 500}]
+        self.bus.post(proc, answer)
+
+    async def _host(self, proc: str, table_id: str, args: dict[str, object]) -> object:
+        """Attach a socket that process ``proc`` holds to the table ``table_id``, which runs here."""
+        actor = self.lobby.local(table_id)
+        socket_id, token, member = args.get("socket"), args.get("token"), args.get("member")
+        if actor is None:
+            raise _moving()
+        if not isinstance(socket_id, int) or (token is not None and not isinstance(token, str)):
+            raise TableError("input/malformed", "a socket id and a seat token (or none) are needed")
+        conn = _Remote(self, proc, socket_id)
+        answer = await actor.ask(Attach(conn, token, member if isinstance(member, int) else None))
+        self._hosted[proc, socket_id] = _Hosted(conn, actor, Reader(conn, actor, self.config, limit=False))
+        return answer
+
+    # -------------------------------------------------- who is gone
+    def _gone(self, proc: str) -> None:
+        """Nobody heard what was sent to ``proc``: it has stopped."""
+        self._lost(proc)
+        for owner, answer in self._calls.values():
+            if owner == proc and not answer.done():
+                answer.set_exception(_moving())
+
+    def _lost(self, proc: str, tables: set[str] | None = None) -> None:
+        """Close the sockets forwarded to ``proc`` (at ``tables`` only, if given), and forget those it
+        forwarded here."""
+        for link in list(self._links.values()):
+            if link.owner == proc and (tables is None or link.table in tables):
+                self._links.pop(link.conn.id, None)
+                link.conn.close(MOVED, "the table moved to another server process: reconnecting")
+        if tables is None:
+            for key, hosted in list(self._hosted.items()):
+                if key[0] == proc:
+                    del self._hosted[key]
+                    hosted.actor.post(Detach(hosted.conn))
+
+    async def _check_links(self) -> None:
+        """Close forwarded sockets whose table is no longer run where they are forwarded."""
+        if not self._links:
+            return
+        owners = await self.leases.owners({link.table for link in self._links.values()})
+        for link in list(self._links.values()):
+            if owners.get(link.table) != link.owner:
+                self._lost(link.owner, {link.table})
+
+    async def _check_hosted(self) -> None:
+        """Forget sockets held by processes that are gone (killed: they could not say goodbye)."""
+        procs = sorted({proc for proc, _ in self._hosted})
+        if procs:
+            alive = await self.bus.alive(procs)
+            for proc in procs:
+                if proc not in alive:
+                    self._lost(proc)
+
+    # ------------------------------------------------------ directory
+    def _directory_key(self, proc: str) -> str:
+        return f"{self.prefix}tables:{proc}"
+
+    async def _share_directory(self) -> None:
+        """Say which tables run here, and read what the others say (`tables`)."""
+        mine = [(a.created, a.state.public()) for a in self.lobby.tables.values() if a.status != "closed"]
+        expiry = max(1, math.ceil(self.ttl))
+        await self.bus.redis.set(self._directory_key(self.id), orjson.dumps(mine), ex=expiry)
+        others = [p for p in await self.bus.members() if p != self.id]
+        tables: list[tuple[float, dict[str, object]]] = []
+        if others:
+            for said in await self.bus.redis.mget([self._directory_key(p) for p in others]):
+                if said:
+                    tables += [(float(created), table) for created, table in orjson.loads(said)]
+        self._directory.tables = tables
+
+    def tables(self) -> list[tuple[float, dict[str, object]]]:
+        """`Elsewhere.tables`."""
+        return self._directory.tables
+
+    def describe(self) -> dict[str, object]:
+        """This process in /healthz."""
+        return {"process": self.id, "tables_here": len(self.journal.tokens), "forwarded_sockets": len(self._links)}

@@ -1,0 +1,243 @@
+"""Several server processes on one PostgreSQL database and one Redis (server/cluster): any process
+serves any table; a process killed with kill -9 has its tables taken over by the others, which
+resume each at its last acknowledged action; a process that lost a table can no longer write to it
+(a fencing token); and several processes are refused on SQLite. Skipped where PostgreSQL or Redis
+does not answer on 127.0.0.1 (CI has both).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import signal
+import subprocess
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import pytest
+import redis.asyncio as aioredis
+from dbkit import discard_record, fresh_database, journal_on
+from livekit import LiveClient, hurried_move
+from processkit import SPARROW, ServerProcess, free_port
+from sqlalchemy import text
+from websockets.asyncio.client import connect
+from websockets.exceptions import WebSocketException
+
+from server.cluster.leases import TTL, Leases
+from server.store.journal import StaleOwner
+from server.store.session import make_engine
+from server.tables.journal import StoredTable
+from server.tables.settings import TableSettings
+
+pytestmark = pytest.mark.asyncio
+
+REDIS = "redis://127.0.0.1:6379/0"
+TIMERS = {"bot_delay": 0, "claim": 120, "turn": 600, "ready": None}  # no deadline fires during a test
+TAKEOVER = TTL + 5.0  # a dead process's tables run elsewhere this soon after it died (lease, then 5 s)
+
+
+async def _redis_or_skip() -> None:
+    client = aioredis.from_url(REDIS)
+    try:
+        await client.ping()
+    except Exception as exc:
+        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379 ({type(exc).__name__}: {exc})")
+    finally:
+        await client.aclose()
+
+
+# ------------------------------------------------------------------------------------ refusals
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--workers", "2", "--db", "sqlite:///{tmp}/s.db"], "--workers 2 needs PostgreSQL: SQLite is one process's"),
+        (["--redis", REDIS, "--db", "sqlite:///{tmp}/s.db"], "--redis needs PostgreSQL"),
+        (["--workers", "2", "--db", "postgresql://127.0.0.1/x"], "--workers 2 needs --redis"),
+    ],
+)
+async def test_several_processes_are_refused_without_postgresql_and_redis(
+    tmp_path: Path, args: list[str], says: str
+) -> None:
+    command = [*SPARROW, "serve", "--port", str(free_port()), *(a.format(tmp=tmp_path) for a in args)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, env={"SPARROW_DATA": str(tmp_path)})
+    assert done.returncode == 2
+    assert says in done.stderr
+    assert not (tmp_path / "s.db").exists()  # refused before anything was created
+
+
+# ------------------------------------------------------------------------------------ fencing
+async def test_a_write_from_a_process_that_lost_the_table_is_refused_and_the_rest_of_its_batch_lands(
+    tmp_path: Path,
+) -> None:
+    async with journal_on("postgresql", tmp_path) as (old, engine):
+        settings = TableSettings.from_json({"name": "fenced"})
+        first, second = (StoredTable(f"fenced00000{i}", settings, i, 1_000.0) for i in (1, 2))
+        leases_old, leases_new = Leases(engine, "old"), Leases(engine, "new")
+        for table in (first, second):
+            token = await leases_old.take(table.id)
+            assert token == 1
+            old.tokens[table.id] = token
+            await old.table_created(table)
+        await old.record(discard_record(first.id, 1))
+        assert await leases_new.take(first.id) is None  # held: nobody else may take it
+
+        # The old owner stops renewing (it hangs); its lease runs out and another process takes it.
+        await leases_old.release([first.id])
+        assert await leases_new.take(first.id) == 2
+        new = type(old)(engine)
+        new.tokens[first.id] = 2
+        stale: list[str] = []
+        old.on_stale = stale.append
+
+        # One batch: the stale write fails alone; the other table's write, still held, lands.
+        results = await asyncio.gather(
+            old.record(discard_record(first.id, 2)), old.record(discard_record(second.id, 1)), return_exceptions=True
+        )
+        assert isinstance(results[0], StaleOwner) and results[1] is None
+        assert stale == [first.id]
+        await new.record(discard_record(first.id, 2))  # the new owner goes on from the last action
+        async with engine.connect() as connection:
+            rows = (await connection.execute(text("SELECT game_id, seq FROM actions ORDER BY game_id, seq"))).all()
+        assert [tuple(r) for r in rows] == [(first.id, 1), (first.id, 2), (second.id, 1)]
+        await new.close()
+
+
+# ----------------------------------------------------------------------------- live processes
+@dataclass
+class _Player:
+    """The person at seat 0 of one table (three bots play the rest), through whichever process."""
+
+    table: str
+    token: str
+    ports: list[int]  # where it may connect, tried in turn
+    acked: int = 0  # actions the server acknowledged
+    unanswered: int = 0  # actions whose answer never came (the socket closed first): stored or not
+    acked_at: list[float] = field(default_factory=list)
+    connections: int = 0
+    stop: bool = False
+
+    async def play(self) -> None:
+        ports = itertools.cycle(self.ports)
+        while not self.stop:
+            port = next(ports)
+            try:
+                client = LiveClient(await connect(f"ws://127.0.0.1:{port}/ws", open_timeout=3))
+            except (OSError, WebSocketException, TimeoutError):
+                await asyncio.sleep(0.3)
+                continue
+            try:
+                await client.hello(self.table, self.token)
+                self.connections += 1
+                await self._moves(client)
+            except AssertionError:  # closed under it (1012: the table moved), or refused "try again"
+                await asyncio.sleep(0.3)
+            finally:
+                with contextlib.suppress(Exception):
+                    await client.close()
+
+    async def _moves(self, client: LiveClient) -> None:
+        while not self.stop:
+            move = hurried_move(client)
+            if move is None:
+                mark = client.mark()
+                await client.wait_for(lambda m=mark: client.mark() > m or self.stop, "a frame", timeout=30)
+                continue
+            try:
+                answer = await client.act(move)
+            except AssertionError:
+                self.unanswered += 1
+                raise
+            if answer["t"] == "ack":
+                self.acked += 1
+                self.acked_at.append(time.monotonic())
+            else:
+                await asyncio.sleep(0.05)  # refused (rate, a stale window): look again at the next frame
+
+
+@contextlib.asynccontextmanager
+async def _cluster(tmp_path: Path, count: int) -> AsyncIterator[tuple[str, list[ServerProcess]]]:
+    await _redis_or_skip()
+    async with fresh_database("postgresql", tmp_path) as url:
+        servers = [ServerProcess(url, free_port(), tmp_path, log=f"server{i}.log") for i in range(count)]
+        try:
+            await asyncio.gather(*(s.start("--redis", REDIS) for s in servers))
+            yield url, servers
+        finally:
+            for server in servers:
+                server.stop()
+
+
+async def _open_table(http: httpx.AsyncClient, port: int, player: str) -> tuple[str, str]:
+    base = f"http://127.0.0.1:{port}/api/tables"
+    body = {"player": player, "timers": TIMERS, "overrides": {"claim_pause": False}}
+    made = (await http.post(base, json=body)).json()
+    table, token = made["table"], made["token"]
+    assert (await http.post(f"{base}/{table}/bots", json={"token": token, "level": "easy"})).status_code == 200
+    assert (await http.post(f"{base}/{table}/start", json={"token": token})).json() == {"started": True}
+    return table, token
+
+
+async def _wait(predicate: object, what: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():  # type: ignore[operator]
+        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
+        await asyncio.sleep(0.1)
+
+
+async def _human_actions(url: str) -> dict[str, int]:
+    engine = make_engine(url)
+    try:
+        async with engine.connect() as connection:
+            sql = "SELECT game_id, count(*) FROM actions WHERE seat = 0 AND auto IS NULL GROUP BY game_id"
+            return {table: n for table, n in (await connection.execute(text(sql)))}
+    finally:
+        await engine.dispose()
+
+
+async def test_three_processes_one_killed_every_table_resumes_elsewhere_with_nothing_acknowledged_lost(
+    tmp_path: Path,
+) -> None:
+    async with _cluster(tmp_path, 3) as (url, servers):
+        ports = [s.port for s in servers]
+        victim, survivors = servers[0], ports[1:]
+        players: list[_Player] = []
+        async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+            for i in range(30):  # made through each process in turn: each runs ten
+                table, token = await _open_table(http, ports[i % 3], f"P{i}")
+                # Half the people connect through another process than the table's.
+                first = ports[(i + i % 2) % 3]
+                players.append(_Player(table, token, [first, *(p for p in survivors if p != first)]))
+            listed = (await http.get(f"http://127.0.0.1:{ports[2]}/api/tables")).json()["tables"]
+        tasks = [asyncio.create_task(p.play()) for p in players]
+        try:
+            await _wait(lambda: all(p.acked >= 3 for p in players), "every table to play", 60)
+            assert len({t["id"] for t in listed} & {p.table for p in players}) >= 20  # the others' tables too
+
+            killed_at = time.monotonic()
+            assert victim.signal(signal.SIGKILL) == -signal.SIGKILL
+            for p in players:  # from now on nobody connects to the dead process
+                p.ports = [port for port in p.ports if port != victim.port] or survivors
+            at_kill = {p.table: p.acked for p in players}
+            await _wait(lambda: all(p.acked >= at_kill[p.table] + 3 for p in players), "every table to resume", 60)
+            resumed = [next(t for t in p.acked_at if t > killed_at) - killed_at for p in players]
+            assert max(resumed) < TAKEOVER + 3, f"the slowest table resumed {max(resumed):.1f} s after the kill"
+        finally:
+            for p in players:
+                p.stop = True
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        stored = await _human_actions(url)
+        for p in players:  # every acknowledged action is stored; besides, at most those unanswered
+            assert p.acked <= stored.get(p.table, 0) <= p.acked + p.unanswered, (p.table, p.acked, p.unanswered)
+        async with httpx.AsyncClient(trust_env=False) as http:
+            health = [(await http.get(f"http://127.0.0.1:{port}/healthz")).json() for port in survivors]
+        assert sum(h["cluster"]["tables_here"] for h in health) == 30
+        assert all(h["cluster"]["tables_here"] > 0 for h in health)  # the survivors shared the dead one's
+        print(
+            f"\n30 tables on 3 processes; one killed: every table resumed within {max(resumed):.1f} s "
+            f"(median {sorted(resumed)[15]:.1f} s; lease {TTL:g} s)"
+        )
