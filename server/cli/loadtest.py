@@ -32,7 +32,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "and report latency (intent → all four seats updated), frames, bytes and CPU.",
     )
     p.add_argument("--tables", type=whole_number(1, 5000), default=10, metavar="N", help="tables (default 10)")
-    p.add_argument("--url", default="ws://127.0.0.1:8765/ws", help="the server's socket URL")
+    p.add_argument(
+        "--url",
+        action="append",
+        default=None,
+        help="the server's socket URL (default ws://127.0.0.1:8765/ws); repeat it for several processes of one "
+        "club (sparrow serve --redis): tables go round them, each made through the process that runs it, "
+        "and the report has each process's figures",
+    )
+    p.add_argument(
+        "--cross",
+        action="store_true",
+        help="with several --url: each table's sockets connect to the next process, which forwards them",
+    )
     p.add_argument("--hands", type=whole_number(1), default=None, metavar="H", help="hands per table (default 1)")
     p.add_argument("--think", type=float, default=1.0, metavar="S", help="seconds before each action (default 1)")
     p.add_argument(
@@ -53,8 +65,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the load test and print its report."""
     console = Console(stderr=True)
+    urls = args.url or ["ws://127.0.0.1:8765/ws"]
     options = Options(
-        url=args.url,
+        url=urls[0],
+        urls=urls,
+        cross=args.cross,
         tables=args.tables,
         hands=args.hands,
         think=max(0.0, args.think),

@@ -125,11 +125,15 @@ class Stats:
     resyncs: int = 0
     connect_failures: int = 0
     hands: int = 0
+    # With several server processes: latencies and intents by the process the table runs in.
+    process_latencies: dict[int, list[float]] = field(default_factory=dict)
+    process_intents: Counter[int] = field(default_factory=Counter)
 
-    def latency(self, sent: float, complete: float) -> None:
+    def latency(self, sent: float, complete: float, process: int = 0) -> None:
         """An intent sent at ``sent`` whose update every seat held at ``complete``."""
         self.latencies.append(complete - sent)
         self.completed.append(complete)
+        self.process_latencies.setdefault(process, []).append(complete - sent)
 
 
 @dataclass(slots=True)
@@ -143,8 +147,11 @@ class _Intent:
 class Table:
     """One table of the load test: its four players and the intents still travelling."""
 
-    def __init__(self, index: int, stats: Stats, hands: int, think: float, rate: float, start: float = 0.0) -> None:
+    def __init__(
+        self, index: int, stats: Stats, hands: int, think: float, rate: float, start: float = 0.0, process: int = 0
+    ) -> None:
         self.index, self.stats, self.hands_wanted = index, stats, hands
+        self.process = process  # which of the server processes (``--url``) runs it
         self.start = start  # seconds after the go before this table's first move (spreads the tables out)
         self.id = ""
         self.players: list[Player] = []
@@ -184,7 +191,7 @@ class Table:
         if intent.missing:
             self.intents.append(intent)
         else:
-            self.stats.latency(sent, intent.latest)
+            self.stats.latency(sent, intent.latest, self.process)
 
     def seen(self, seat: int, window: int, now: float) -> None:
         """``seat`` holds decision ``window`` since ``now``."""
@@ -196,7 +203,7 @@ class Table:
                 intent.missing.discard(seat)
                 intent.latest = max(intent.latest, now)
                 if not intent.missing:
-                    self.stats.latency(intent.sent, intent.latest)
+                    self.stats.latency(intent.sent, intent.latest, self.process)
                     continue
             keep.append(intent)
         self.intents = keep
@@ -450,6 +457,7 @@ class Player:
             window = self.state["clock"]["window"]
             self.pending = (self.next_id, time.perf_counter(), self.window)
             self.stats.intents += 1
+            self.stats.process_intents[table.process] += 1
             self._send({"t": "act", "id": self.next_id, "d": {"action": action, "window": window}})
         await self.close()  # a finished table leaves at once (an idle socket would be closed after 75 s)
 

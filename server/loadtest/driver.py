@@ -22,7 +22,7 @@ from websockets.exceptions import WebSocketException
 from server.collector import tame
 from server.loadtest.client import HttpJson, LoadError, Player, Stats, Table, api_base
 from server.loadtest.cpu import Sampler, listener, process, speed_probe
-from server.loadtest.report import build_report, ramp_of
+from server.loadtest.report import build_report, per_process, ramp_of
 
 __all__ = ["DEFAULT_TIMERS", "Options", "first_moves", "loadtest"]
 
@@ -36,8 +36,10 @@ STALL = 30.0  # seconds without a single diff: the run is stuck
 class Options:
     """What ``loadtest`` does; the command-line flags map onto these one to one."""
 
-    url: str
+    url: str  # a server's socket URL; with ``urls``, the first of several processes
     tables: int = 10
+    urls: list[str] = field(default_factory=list)  # several server processes of one club: tables go round
+    cross: bool = False  # each table's sockets connect to the next process, which forwards them
     hands: int | None = None  # default: 1, unless a duration is given
     think: float = 1.0
     ramp: float | None = None  # seconds over which the tables' first moves are spread (default: think)
@@ -55,23 +57,24 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
     """Run the whole load test and return its report (the ``--json`` object)."""
     console = console or Console(stderr=True)
     _raise_file_limit(options.tables * 4 + 200)
-    host, port, tls, prefix = api_base(options.url)
+    urls = options.urls or [options.url]
     hands = options.hands or (1 if options.duration is None else 10**9)
     stats = Stats()
     tables = [
-        Table(i, stats, hands, options.think, options.rate, start=start)
+        Table(i, stats, hands, options.think, options.rate, start=start, process=i % len(urls))
         for i, start in enumerate(first_moves(options.tables, ramp_of(options)))
     ]
     http_slots, socket_slots = asyncio.Semaphore(20), asyncio.Semaphore(options.connect_limit)
     go = asyncio.Event()
     rng = random.Random(options.seed)
     seat_tasks: list[asyncio.Future[None]] = []
-    server = process(options.server_pid or listener(port))
+    servers = [process(listener(api_base(url)[1])) for url in urls]
+    server = process(options.server_pid) if options.server_pid else servers[0] if len(urls) == 1 else None
     me = psutil.Process()
 
     async def set_up(table: Table) -> None:
-        async with http_slots:
-            http = HttpJson(host, port, tls, prefix)
+        async with http_slots:  # made through the process that is to run it
+            http = HttpJson(*api_base(urls[table.process]))
             try:
                 # The fair pause (R6.9) would make every discard wait its length whatever the server can
                 # do: a load test measures the server, so its tables play without it.
@@ -85,13 +88,14 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
             finally:
                 await http.close()
         table.players = [Player(table, seat, token) for seat, token in sorted(seats)]
+        url = urls[(table.process + options.cross) % len(urls)]
         for player in table.players:
             async with socket_slots:
                 try:
-                    await player.connect(options.url, options.compression)
+                    await player.connect(url, options.compression)
                 except (OSError, TimeoutError, WebSocketException) as exc:
                     stats.connect_failures += 1
-                    raise LoadError(f"could not open a socket to {options.url}: {exc}") from exc
+                    raise LoadError(f"could not open a socket to {url}: {exc}") from exc
                 await asyncio.wait_for(player.snapshot.wait(), 30)
             seat_tasks.append(asyncio.create_task(player.play(go, random.Random(rng.random()))))
         progress.advance(setup_task)
@@ -127,6 +131,7 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
         collector = asyncio.ensure_future(tame())
         sampler = Sampler(server, me)
         watcher = asyncio.ensure_future(sampler.watch_loop())
+        cpu_before = [_cpu_seconds(p) for p in servers]
         began = time.perf_counter()
         go.set()
         playing: set[asyncio.Future[Any]] = {asyncio.ensure_future(t.done.wait()) for t in tables}
@@ -147,6 +152,7 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
             if options.duration is not None and now - began >= options.duration:
                 break
         play_seconds = time.perf_counter() - began
+        cpu_used = [_cpu_seconds(p) - before for p, before in zip(servers, cpu_before, strict=True)]
         sampler.sample()
         for waiter in playing:
             waiter.cancel()
@@ -154,7 +160,21 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
         watcher.cancel()
         collector.cancel()
         await _close_all(tables, seat_tasks)
-    return build_report(options, stats, tables, setup_seconds, play_seconds, sampler, server, began, probe)
+    report = build_report(options, stats, tables, setup_seconds, play_seconds, sampler, server, began, probe)
+    if len(urls) > 1:
+        report["processes"] = per_process(urls, servers, cpu_used, stats, play_seconds, options.cross)
+    return report
+
+
+def _cpu_seconds(proc: psutil.Process | None) -> float:
+    """CPU seconds ``proc`` and its children (the journal's writer) have used; 0 if it cannot be seen."""
+    if proc is None:
+        return 0.0
+    try:
+        times = proc.cpu_times()
+        return float(times.user + times.system + times.children_user + times.children_system)
+    except psutil.Error:
+        return 0.0
 
 
 def first_moves(tables: int, ramp: float) -> list[float]:

@@ -171,6 +171,33 @@ def build_report(
     }
 
 
+def per_process(
+    urls: list[str],
+    servers: list[psutil.Process | None],
+    cpu_used: list[float],
+    stats: Stats,
+    seconds: float,
+    cross: bool,
+) -> list[dict[str, Any]]:
+    """The figures of each server process: its tables' intents and latency, and its CPU."""
+    figures = []
+    for i, (url, proc, cpu) in enumerate(zip(urls, servers, cpu_used, strict=True)):
+        intents = stats.process_intents[i]
+        figures.append(
+            {
+                "url": url,
+                "pid": None if proc is None else proc.pid,
+                "sockets_from": urls[(i - cross) % len(urls)] if cross else url,
+                "intents": intents,
+                "intents_per_second": round(intents / max(seconds, 1e-9), 1),
+                "latency_ms": _ms(stats.process_latencies.get(i, []), 0.50, 0.99),
+                "cpu_percent": None if proc is None else round(100 * cpu / max(seconds, 1e-9), 1),
+                "cpu_ms_per_intent": None if proc is None or not intents else round(1000 * cpu / intents, 2),
+            }
+        )
+    return figures
+
+
 def print_report(report: dict[str, Any]) -> None:
     console = Console()
     lat, frames, errors, client = report["latency_ms"], report["frames"], report["errors"], report["client"]
@@ -220,5 +247,19 @@ def print_report(report: dict[str, Any]) -> None:
         "disconnects / timeouts / resyncs", f"{errors['disconnects']} / {errors['timeouts']} / {errors['resyncs']}"
     )
     console.print(t)
+    if "processes" in report:
+        each = RichTable(title="each server process (its tables' intents; CPU with its journal writer)")
+        for column in ("process", "intents/s", "p50 / p99 ms", "CPU %", "CPU ms / intent"):
+            each.add_column(column, justify="right")
+        for proc in report["processes"]:
+            lat = proc["latency_ms"]
+            each.add_row(
+                proc["url"],
+                f"{proc['intents_per_second']:,}",
+                f"{lat['p50']} / {lat['p99']}",
+                "?" if proc["cpu_percent"] is None else f"{proc['cpu_percent']}",
+                "?" if proc["cpu_ms_per_intent"] is None else f"{proc['cpu_ms_per_intent']}",
+            )
+        console.print(each)
     if client["saturated"]:
         console.print("[yellow]The client used most of a core: the latency figures include its own queueing.[/yellow]")

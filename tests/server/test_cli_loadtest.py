@@ -60,7 +60,9 @@ async def test_loadtest_plays_two_tables_and_reports_sane_figures(tmp_path: Path
 def test_loadtest_command_line() -> None:
     args = build_parser().parse_args(["loadtest", "--tables", "3", "--hands", "2", "--think", "0.5", "--json"])
     assert (args.tables, args.hands, args.think, args.json) == (3, 2, 0.5, True)
-    assert args.url == "ws://127.0.0.1:8765/ws"
+    assert args.url is None  # ws://127.0.0.1:8765/ws
+    several = build_parser().parse_args(["loadtest", "--url", "ws://a:1/ws", "--url", "ws://b:2/ws", "--cross"])
+    assert (several.url, several.cross) == (["ws://a:1/ws", "ws://b:2/ws"], True)
     assert args.ramp is None  # the think time
     assert build_parser().parse_args(["loadtest", "--ramp", "5"]).ramp == 5
 

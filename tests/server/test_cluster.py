@@ -241,3 +241,19 @@ async def test_three_processes_one_killed_every_table_resumes_elsewhere_with_not
             f"\n30 tables on 3 processes; one killed: every table resumed within {max(resumed):.1f} s "
             f"(median {sorted(resumed)[15]:.1f} s; lease {TTL:g} s)"
         )
+
+
+async def test_the_load_test_spreads_its_tables_over_the_processes_and_reports_each(tmp_path: Path) -> None:
+    from server.loadtest.driver import Options, loadtest
+
+    async with _cluster(tmp_path, 2) as (_, servers):
+        urls = [f"ws://127.0.0.1:{s.port}/ws" for s in servers]
+        # --cross: every socket goes through the other process, which forwards it
+        options = Options(url=urls[0], urls=urls, cross=True, tables=4, hands=1, think=0)
+        report = await asyncio.wait_for(loadtest(options), 120)
+    assert report["tables_finished"] == 4 and report["errors"]["disconnects"] == 0
+    each = report["processes"]
+    assert [p["url"] for p in each] == urls and [p["sockets_from"] for p in each] == urls[::-1]
+    assert all(p["intents"] > 0 and p["latency_ms"]["count"] > 0 for p in each)
+    assert sum(p["intents"] for p in each) == report["intents"]
+    assert all(p["cpu_ms_per_intent"] is not None and p["cpu_ms_per_intent"] > 0 for p in each)
