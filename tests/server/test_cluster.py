@@ -257,3 +257,56 @@ async def test_the_load_test_spreads_its_tables_over_the_processes_and_reports_e
     assert all(p["intents"] > 0 and p["latency_ms"]["count"] > 0 for p in each)
     assert sum(p["intents"] for p in each) == report["intents"]
     assert all(p["cpu_ms_per_intent"] is not None and p["cpu_ms_per_intent"] > 0 for p in each)
+
+
+async def test_a_process_that_stalls_past_its_leases_loses_its_tables_and_never_writes_to_them_again(
+    tmp_path: Path,
+) -> None:
+    async with _cluster(tmp_path, 2) as (url, (stalled, other)):  # stalled runs every table
+        players: list[_Player] = []
+        lively = {**TIMERS, "bot_delay": 0.2, "claim": 1, "turn": 3}  # the tables keep writing by themselves
+        async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+            for i in range(6):
+                base = f"http://127.0.0.1:{stalled.port}/api/tables"
+                body = {"player": f"P{i}", "timers": lively, "overrides": {"claim_pause": False}}
+                made = (await http.post(base, json=body)).json()
+                await http.post(f"{base}/{made['table']}/bots", json={"token": made["token"], "level": "easy"})
+                await http.post(f"{base}/{made['table']}/start", json={"token": made["token"]})
+                players.append(_Player(made["table"], made["token"], [other.port]))  # forwarded to the runner
+        tasks = [asyncio.create_task(p.play()) for p in players]
+        try:
+            await _wait(lambda: all(p.acked >= 2 for p in players), "every table to play", 60)
+            assert stalled.proc is not None
+            stalled.proc.send_signal(signal.SIGSTOP)  # hung: it neither renews nor writes, but believes it runs
+            async with httpx.AsyncClient(trust_env=False) as http:
+
+                async def running_on_other() -> int:
+                    return int(
+                        (await http.get(f"http://127.0.0.1:{other.port}/healthz")).json()["cluster"]["tables_here"]
+                    )
+
+                deadline = time.monotonic() + TAKEOVER + 5
+                while await running_on_other() < 6:
+                    assert time.monotonic() < deadline, "the other process did not take the tables over"
+                    await asyncio.sleep(0.2)
+                at_takeover = {p.table: p.acked for p in players}
+                stalled.proc.send_signal(signal.SIGCONT)  # it wakes with timers due and six tables it thinks its own
+                await _wait(lambda: all(p.acked >= at_takeover[p.table] + 2 for p in players), "play to go on", 60)
+                health = (await http.get(f"http://127.0.0.1:{stalled.port}/healthz")).json()
+            assert health["cluster"]["tables_here"] == 0
+        finally:
+            for p in players:
+                p.stop = True
+            await asyncio.gather(*tasks, return_exceptions=True)
+        engine = make_engine(url)
+        async with engine.connect() as connection:
+            rows = await connection.execute(text("SELECT game_id, seq FROM actions ORDER BY game_id, seq"))
+            seqs: dict[str, list[int]] = {}
+            for table, seq in rows:
+                seqs.setdefault(table, []).append(seq)
+        await engine.dispose()
+        assert all(found == list(range(1, len(found) + 1)) for found in seqs.values())  # one log each, no gap
+
+    log = (tmp_path / "server0.log").read_text()
+    assert "it stops here" in log  # it learned, from a refused write or from its renewal, that it lost them
+    assert "duplicate key" not in log and "IntegrityError" not in log
