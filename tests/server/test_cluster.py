@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import os
 import signal
 import subprocess
 import time
@@ -310,3 +311,41 @@ async def test_a_process_that_stalls_past_its_leases_loses_its_tables_and_never_
     log = (tmp_path / "server0.log").read_text()
     assert "it stops here" in log  # it learned, from a refused write or from its renewal, that it lost them
     assert "duplicate key" not in log and "IntegrityError" not in log
+
+
+async def test_workers_serve_one_port_and_a_killed_worker_is_started_again(tmp_path: Path) -> None:
+    await _redis_or_skip()
+    async with fresh_database("postgresql", tmp_path) as url:
+        server = ServerProcess(url, free_port(), tmp_path)
+        await server.start("--redis", REDIS, "--workers", "2")
+        try:
+            async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+                base = f"http://127.0.0.1:{server.port}"
+
+                async def workers_seen(tries: int = 60) -> set[str]:
+                    seen = set()
+                    for _ in range(tries):  # a new connection each time: the kernel picks a worker
+                        async with httpx.AsyncClient(trust_env=False) as fresh:
+                            with contextlib.suppress(httpx.TransportError):
+                                seen.add((await fresh.get(f"{base}/healthz")).json()["cluster"]["process"])
+                    return seen
+
+                first = await workers_seen()
+                assert len(first) == 2, first
+                made = (await http.post(f"{base}/api/tables", json={"player": "Ann", "timers": TIMERS})).json()
+                victim = int(sorted(first)[0].split(":")[1])
+                os.kill(victim, signal.SIGKILL)
+                deadline = time.monotonic() + 30
+                while len(now := await workers_seen(20)) < 2 or now == first:
+                    assert time.monotonic() < deadline, f"no worker took the dead one's place: {now}"
+                    await asyncio.sleep(0.5)
+                assert len(now - first) == 1  # the survivor, and a new worker
+                shown = (await http.get(f"{base}/api/tables/{made['table']}")).json()  # wherever it runs now
+                assert shown["id"] == made["table"]
+        finally:
+            assert server.proc is not None
+            status = server.signal(signal.SIGTERM)
+        assert status == 0
+        log = (tmp_path / "server.log").read_text()
+        assert "worker 0" in log or "worker 1" in log  # the restart was reported
+        assert "Traceback" not in log
