@@ -35,6 +35,7 @@ __all__ = ["Reader", "SocketConfig", "RateLimiter", "Seat", "table_socket"]
 
 POLICY_VIOLATION = 1008  # bad Origin, bad token, flooding
 GOING_AWAY = 1001
+SERVICE_RESTART = 1012  # reconnect with the same token
 INTERNAL_ERROR = 1011
 
 log = logging.getLogger("sparrow.ws")
@@ -100,9 +101,10 @@ async def table_socket(websocket: WebSocket) -> None:
             await websocket.close(POLICY_VIOLATION, "no hello in time")
         return
     except (ProtocolError, TableError) as exc:
+        moving = exc.reason == "table/moving"  # between processes (server/cluster): the browser tries again
         with contextlib.suppress(Exception):
             await websocket.send_text(_refusal(exc, None))
-            await websocket.close(POLICY_VIOLATION, exc.reason)
+            await websocket.close(SERVICE_RESTART if moving else POLICY_VIOLATION, exc.reason)
         return
     writer = asyncio.get_running_loop().create_task(_writer(websocket, conn))
     try:
