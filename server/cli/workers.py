@@ -19,6 +19,8 @@ import sys
 import time
 from types import FrameType
 
+from server.club.secret import load_secret
+
 __all__ = ["supervise"]
 
 RESTART_AFTER = 1.0  # seconds before a worker that died is started again
@@ -58,6 +60,7 @@ def supervise(listener: socket.socket, args: argparse.Namespace, port: int) -> i
                 if worker.poll() is None:
                     worker.send_signal(signal.SIGTERM)
 
+    load_secret()  # made once, here, so that every worker signs sessions with the same key
     workers = [spawn(i) for i in range(count)]
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

@@ -1,0 +1,165 @@
+"""Do the server's two single-process speed-ups still pay at the load one process of several carries?
+
+- server/wire.py: frames written straight to the transport, messages read without uvicorn's queue
+  (against uvicorn's own ``websockets-sansio`` protocol through plain ASGI);
+- server/collector.py: survivors frozen out of the collector's sight (against Python's default
+  collector schedule).
+
+Each variant runs the same load test (`sparrow loadtest`, in this process) against fresh servers, in
+turn, round after round, so that a slow minute of a shared machine falls on every variant alike. It
+prints each variant's server CPU per intent (all server processes, their journal writers included)
+and latency, and their ratio to the server as shipped in the same round.
+
+    python benchmarks/speedups.py                               # one process, SQLite
+    python benchmarks/speedups.py --processes 2 --tables 250    # two processes, PostgreSQL + Redis
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import httpx
+from rich.console import Console
+from rich.table import Table
+
+from server.loadtest.driver import Options, loadtest
+
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
+REDIS = "redis://127.0.0.1:6379/0"
+
+# How each variant starts `sparrow serve`: what it changes before the server reads it.
+PLAIN_WIRE = "import server.wire as w; w.UVICORN_OPTIONS = {**w.UVICORN_OPTIONS, 'ws': 'websockets-sansio'}"
+NO_COLLECTOR = "import server.collector as c\nasync def idle():\n    return None\nc.tame = idle"
+VARIANTS: dict[str, list[str]] = {
+    "as shipped": [],
+    "plain websockets": [PLAIN_WIRE],
+    "default collector": [NO_COLLECTOR],
+    "both plain": [PLAIN_WIRE, NO_COLLECTOR],
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextlib.asynccontextmanager
+async def _servers(variant: str, processes: int, workdir: Path) -> AsyncIterator[list[int]]:
+    """``processes`` servers of ``variant`` on a fresh database; their ports."""
+    admin = None
+    name = f"sparrow_bench_{os.getpid()}_{time.monotonic_ns()}"
+    if processes == 1:
+        db, extra = f"sqlite+aiosqlite:///{workdir / name}.db", []
+    else:
+        admin = await asyncpg.connect(PG_ADMIN)
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        db, extra = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}", ["--redis", REDIS]
+    code = "\n".join([*VARIANTS[variant], "import sys\nfrom server.cli import main\nsys.exit(main(sys.argv[1:]))"])
+    ports = [_free_port() for _ in range(processes)]
+    env = {**os.environ, "SPARROW_DATA": str(workdir)}
+    procs = []
+    try:
+        for port in ports:
+            command = [sys.executable, "-c", code, "serve", "--port", str(port), "--db", db, "--club-mode", "open"]
+            log = open(workdir / f"{variant.replace(' ', '-')}-{port}.log", "ab")  # noqa: SIM115 (the child keeps it)
+            procs.append(subprocess.Popen([*command, *extra], stdout=log, stderr=log, env=env))
+        async with httpx.AsyncClient(trust_env=False) as http:
+            for port in ports:
+                for _ in range(600):
+                    with contextlib.suppress(httpx.TransportError):
+                        if (await http.get(f"http://127.0.0.1:{port}/healthz")).status_code == 200:
+                            break
+                    await asyncio.sleep(0.05)
+        yield ports
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(timeout=60)
+        if admin is not None:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            await admin.close()
+
+
+async def _run(variant: str, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    async with _servers(variant, args.processes, workdir) as ports:
+        urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
+        options = Options(
+            url=urls[0], urls=urls, tables=args.tables * args.processes, think=args.think, duration=args.seconds
+        )
+        report = await loadtest(options)
+    if args.processes == 1:
+        server = report["server"] or {}
+        cpu = (server.get("cpu_percent", 0) + server.get("helpers_cpu_percent", 0)) / 100 * report["play_seconds"]
+    else:
+        cpu = sum(p["cpu_percent"] or 0 for p in report["processes"]) / 100 * report["play_seconds"]
+    return {
+        "cpu_ms_per_intent": 1000 * cpu / max(report["intents"], 1),
+        "p50": report["latency_ms"]["p50"],
+        "p99": report["latency_ms"]["p99"],
+        "intents_per_second": report["intents"] / report["play_seconds"],
+        "probe": report["machine"]["probe_seconds"],
+        "others": report["machine"]["others_cpu_percent"],
+    }
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--processes", type=int, default=1, choices=(1, 2), help="server processes (2: PostgreSQL)")
+    parser.add_argument("--tables", type=int, default=250, help="tables per process (default 250)")
+    parser.add_argument("--think", type=float, default=1.0, help="seconds before each action (default 1)")
+    parser.add_argument("--seconds", type=float, default=40.0, help="seconds of play per run (default 40)")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of every variant (default 2)")
+    parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, of: " + ", ".join(VARIANTS))
+    args = parser.parse_args()
+    variants = [v.strip() for v in args.variants.split(",")]
+    console = Console(stderr=True)
+    results: dict[str, list[dict[str, Any]]] = {v: [] for v in variants}
+    workdir = Path(tempfile.mkdtemp(prefix="sparrow-speedups-"))
+    try:
+        for round_ in range(args.rounds):
+            for variant in variants:
+                console.print(f"round {round_ + 1}/{args.rounds}: {variant} …")
+                results[variant].append(await _run(variant, args, workdir))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    shipped = results[variants[0]]
+    table = Table(
+        title=f"{args.processes} process(es) × {args.tables} tables, think {args.think:g} s, "
+        f"{args.seconds:g} s of play, {args.rounds} rounds (ratios: to {variants[0]!r} in the same round)"
+    )
+    for column in ("variant", "server CPU ms / intent", "ratio", "p50 ms", "p99 ms", "intents/s", "probe s"):
+        table.add_column(column, justify="right")
+    for variant in variants:
+        runs = results[variant]
+        ratios = [r["cpu_ms_per_intent"] / s["cpu_ms_per_intent"] for r, s in zip(runs, shipped, strict=True)]
+        table.add_row(
+            variant,
+            " / ".join(f"{r['cpu_ms_per_intent']:.3f}" for r in runs),
+            f"{statistics.mean(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})",
+            " / ".join(f"{r['p50']}" for r in runs),
+            " / ".join(f"{r['p99']}" for r in runs),
+            " / ".join(f"{r['intents_per_second']:.0f}" for r in runs),
+            " / ".join(f"{r['probe']}" for r in runs),
+        )
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
