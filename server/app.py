@@ -200,6 +200,7 @@ def create_app(
                 raise ValueError("several processes share a PostgreSQL database, not " + engine.dialect.name)
             node = Node(app.state.lobby, app.state.store, redis, app.state.socket_config, database_url=str(db))
             app.state.lobby.elsewhere = app.state.forwarding = node
+            node.club = app.state.club
             await node.start()  # takes the unfinished tables nobody runs
             log.info("process %s runs %d table(s) of %s", node.id, len(app.state.lobby.tables), engine.url)
         elif engine is not None:

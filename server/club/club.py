@@ -82,20 +82,34 @@ class Club:
         """Load members and the club mode; apply the configured mode."""
         if self.store is None:
             return
-        self._names = {name.casefold(): owner for name, owner in (await self.store.player_names()).items()}
-        for member in await self.store.members():
-            self._keep(member)
-        defaults = await self.store.setting("defaults")
+        await self.reload()
+        if self.config.mode is not None and self.config.mode != self.mode:
+            await self.set_mode(None, self.config.mode)
+
+    async def reload(self) -> None:
+        """Read the members and the club's settings from the database. Several server processes of one
+        club (server/cluster) each reload every second, so that a change made through one holds in all:
+        a member disabled or logged out everywhere meanwhile has their sockets here closed too."""
+        if self.store is None:
+            return
+        store = self.store
+        names = {name.casefold(): owner for name, owner in (await store.player_names()).items()}
+        members = {member.id: member for member in await store.members()}
+        defaults, origins = await store.setting("defaults"), await store.setting("origins")
+        stored = await store.setting("mode")
+        before, self.members = self.members, members
+        self._by_key = {member.name.casefold(): member for member in members.values()}
+        self._names = names | {key: member.id for key, member in self._by_key.items()}
         if defaults:
             self.defaults = defaults
-        origins = await self.store.setting("origins")
         if origins:
             self.origins = list(origins.get("origins", []))
             self.allowed_origins = configured(self.origins)
-        stored = await self.store.setting("mode")
         self.mode = str(stored["mode"]) if stored and stored.get("mode") in MODES else "members"
-        if self.config.mode is not None and self.config.mode != self.mode:
-            await self.set_mode(None, self.config.mode)
+        for member in members.values():
+            old = before.get(member.id)
+            if member.disabled and old is not None and not old.disabled:
+                self.on_cut_off(member.id)
 
     @property
     def accounts(self) -> bool:

@@ -14,7 +14,8 @@ process takes any request or socket and gets it to that process over the bus (`s
 Every `TICK` seconds each process renews its leases, takes over tables nobody holds (a process
 that died, or one that could not renew), closes the sockets it forwards to a process that is gone
 or no longer runs their table (1012: the browser reconnects, to whichever process runs it now), and
-tells the others which tables it runs, for the lobby list. A process that cannot renew its leases
+tells the others which tables it runs, for the lobby list, and reads the club (members, settings)
+again, which another process may have changed. A process that cannot renew its leases
 stops touching its tables before they run out; one whose write is refused as stale (a newer lease
 token) drops that table at once.
 """
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 import orjson
 from sqlalchemy.engine import make_url
 
+from server.club.club import Club
 from server.cluster.bus import Bus
 from server.cluster.leases import TICK, TTL, Leases
 from server.lobby import Lobby
@@ -158,6 +160,7 @@ class Node:
         self._links: dict[int, _Link] = {}  # sockets here at tables elsewhere, by connection id
         self._hosted: dict[tuple[str, int], _Hosted] = {}  # sockets elsewhere at tables here
         self._directory = _Directory()
+        self.club: Club | None = None  # reloaded every tick: another process may have changed it
         self._task: asyncio.Task[None] | None = None
         self._handling: set[asyncio.Task[None]] = set()
         journal.on_stale = self._stale
@@ -196,7 +199,8 @@ class Node:
             await self._round()
 
     async def _round(self) -> None:
-        for step in (self._renew, self._take_orphans, self._check_links, self._check_hosted, self._share_directory):
+        steps = (self._renew, self._take_orphans, self._check_links, self._check_hosted, self._share_directory)
+        for step in (*steps, self._reload_club):
             try:
                 await step()
             except Exception:
@@ -411,6 +415,10 @@ class Node:
             for proc in procs:
                 if proc not in alive:
                     self._lost(proc)
+
+    async def _reload_club(self) -> None:
+        if self.club is not None:
+            await self.club.reload()
 
     # ------------------------------------------------------ directory
     def _directory_key(self, proc: str) -> str:

@@ -21,9 +21,12 @@ PASSWORD = "correct horse battery"
 
 
 @contextlib.asynccontextmanager
-async def club_server(url: str, *, secret: str = SECRET, mode: str | None = None) -> AsyncIterator[LiveServer]:
-    """The app on database ``url`` with its club, as `sparrow serve` runs it."""
-    async with LiveServer.running(db=url, club=ClubConfig(secret, mode=mode)) as live:
+async def club_server(
+    url: str, *, secret: str = SECRET, mode: str | None = None, redis: str | None = None
+) -> AsyncIterator[LiveServer]:
+    """The app on database ``url`` with its club, as `sparrow serve` runs it (``redis``: as one of
+    several processes)."""
+    async with LiveServer.running(db=url, club=ClubConfig(secret, mode=mode), redis=redis) as live:
         yield live
 
 

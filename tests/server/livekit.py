@@ -222,15 +222,17 @@ class LiveServer:
         journal: Journal | None = None,
         db: str | None = None,
         club: ClubConfig | None = None,
+        redis: str | None = None,
     ) -> AsyncIterator[LiveServer]:
         """Serve until the block ends, then close every client and shut the server down. Given ``db``,
         the app keeps its tables and its club (``club``: secret and mode) in that database, as
-        `sparrow serve --db` does; otherwise its lobby deals from ``seed`` and there are no accounts."""
+        `sparrow serve --db` does (with ``redis``, as one of several processes: server/cluster); otherwise
+        its lobby deals from ``seed`` and there are no accounts."""
         lobby = SeededLobby(seed, journal)
         app = (
             create_app(lobby, socket_config)
             if db is None
-            else create_app(socket_config=socket_config, db=db, club=club)
+            else create_app(socket_config=socket_config, db=db, club=club, redis=redis)
         )
         config = uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="on", log_level="warning", **UVICORN_OPTIONS)
         server = uvicorn.Server(config)

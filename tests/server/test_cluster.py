@@ -349,3 +349,29 @@ async def test_workers_serve_one_port_and_a_killed_worker_is_started_again(tmp_p
         log = (tmp_path / "server.log").read_text()
         assert "worker 0" in log or "worker 1" in log  # the restart was reported
         assert "Traceback" not in log
+
+
+async def test_a_member_disabled_through_one_process_is_shut_out_of_the_others_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from clubkit import become, browser, club_server, first_admin_code, invite, socket
+
+    await _redis_or_skip()
+    async with fresh_database("postgresql", tmp_path) as url, club_server(url, redis=REDIS) as one:
+        async with browser(one) as ann, browser(one) as bob_here:
+            await become(ann, first_admin_code(capsys.readouterr().out))
+            await become(bob_here, await invite(ann, "Bob"), "Bob")
+            table = (await ann.post("/api/tables", json={"name": "Ann's"})).json()["table"]  # runs in `one`
+            async with club_server(url, redis=REDIS) as two, browser(two) as bob:
+                bob.cookies = bob_here.cookies  # the same session, through the other process
+                assert (await bob.get("/api/me")).json()["member"]["name"] == "Bob"
+                client = await socket(two, bob)  # forwarded to `one`, which runs the table
+                await client.hello(table, None)
+
+                disabled = await ann.post("/api/club/members/2", json={"disabled": True})
+                assert disabled.status_code == 200
+                assert await client.closed() == 1008  # `one` closed his socket in `two`
+                deadline = time.monotonic() + 5
+                while (await bob.get("/api/me")).json()["member"] is not None:  # `two` read the club again
+                    assert time.monotonic() < deadline, "the other process still lets a disabled member in"
+                    await asyncio.sleep(0.2)
