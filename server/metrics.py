@@ -11,6 +11,9 @@ and the event-loop lag it shows then grows with the time the loop has not run.
 - ``sparrow_table_failures_total``: failures inside a table's actor (each rebuilds the table);
 - ``sparrow_journal_commit_seconds``: from a journal write's submission to its commit;
 - ``sparrow_event_loop_lag_seconds``: how late the event loop ran a task due now;
+- ``sparrow_tables_taken_over_total``, ``sparrow_tables_lost_total``: with several processes
+  (server/cluster), tables this process took over from one that stopped, and tables it let go
+  because another took them (its lease ran out, or a write was refused as stale);
 - ``process_*``: the process's CPU, memory and open files.
 """
 
@@ -30,8 +33,10 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Proc
 __all__ = [
     "INTENTS",
     "JOURNAL_COMMIT",
+    "LOST",
     "REGISTRY",
     "TABLE_FAILURES",
+    "TAKEN_OVER",
     "MetricsServer",
     "refused",
     "serve",
@@ -58,6 +63,13 @@ LOOP_LAG = Gauge(
     "sparrow_event_loop_lag_seconds",
     "Seconds the event loop last woke a once-a-second task late, or how overdue it is now.",
     registry=REGISTRY,
+)
+
+TAKEN_OVER = Counter(
+    "sparrow_tables_taken_over", "Tables this process took over from a process that stopped.", registry=REGISTRY
+)
+LOST = Counter(
+    "sparrow_tables_lost", "Tables this process let go because another process took them.", registry=REGISTRY
 )
 
 STATUSES = ("waiting", "playing", "over")  # always shown, 0 when none

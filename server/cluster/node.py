@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import orjson
 from sqlalchemy.engine import make_url
 
+from server import metrics
 from server.club.club import Club
 from server.cluster.bus import Bus
 from server.cluster.leases import TICK, TTL, Leases
@@ -243,6 +244,7 @@ class Node:
         self.journal.tokens.pop(table_id, None)
         actor = self.lobby.tables.pop(table_id, None)
         if actor is not None:
+            metrics.LOST.inc()
             actor.abandon(MOVED)
 
     async def _take_orphans(self) -> None:
@@ -262,6 +264,7 @@ class Node:
             stored = await self.journal.load(table_id)
             if stored is None or not self.lobby.revive(stored):
                 continue  # held, so that nobody loops on it; it stays stored but closed (as on a restart)
+            metrics.TAKEN_OVER.inc()
             log.info("cluster: took over table %s (lease token %d)", table_id, token)
 
     # ------------------------------------------------------------ calls
