@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Select, Table, bindparam, delete, insert, select, update
+from sqlalchemy import Select, Table, bindparam, delete, insert, select, text, update
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
@@ -192,13 +192,16 @@ def _write(connection: Connection, writes: Sequence[_Write | _Fenced]) -> None:
         _records(connection, run)
 
 
+_FENCES = text(f"SELECT table_id, token FROM {LeaseRow.__tablename__} WHERE table_id = ANY(:tables) FOR SHARE")
+
+
 def _check_fences(connection: Connection, fences: dict[str, int]) -> None:
     """Refuse the batch if a table's lease token is not the one its write carries. The lease rows are
     read FOR SHARE: a takeover (which raises the token) waits until this transaction ends, so it
     never misses a write this one commits.
     """
-    held = select(LeaseRow.table_id, LeaseRow.token).where(LeaseRow.table_id.in_(list(fences)))
-    current = {table: token for table, token in connection.execute(held.with_for_update(read=True))}
+    rows = connection.execute(_FENCES, {"tables": list(fences)})  # one statement, built once: every batch runs it
+    current = {table: token for table, token in rows}
     for table, token in fences.items():
         if current.get(table) != token:
             raise StaleOwner(
