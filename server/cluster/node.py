@@ -113,10 +113,8 @@ class _Remote(Connection):
         return True
 
     def close(self, code: int, reason: str) -> None:
-        if self.closed:
+        if not self.mark_closed(code, reason):
             return
-        self.closed = True
-        self.close_code, self.close_reason = code, reason
         self.node._hosted.pop((self.proc, self.remote_id), None)
         self.node.bus.post(self.proc, ["close", self.remote_id, code, reason])
 

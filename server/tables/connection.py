@@ -80,12 +80,18 @@ class Connection:
             return False
         return True
 
-    def close(self, code: int, reason: str) -> None:
-        """Ask the writer to close the socket with ``code`` after nothing else."""
+    def mark_closed(self, code: int, reason: str) -> bool:
+        """Mark the connection closed with ``code``; False if it was already."""
         if self.closed:
-            return
+            return False
         self.closed = True
         self.close_code, self.close_reason = code, reason
+        return True
+
+    def close(self, code: int, reason: str) -> None:
+        """Ask the writer to close the socket with ``code`` after nothing else."""
+        if not self.mark_closed(code, reason):
+            return
         while not self.queue.empty():  # nothing queued is worth sending to a dropped client
             self.queue.get_nowait()
         self.queue.put_nowait(None)
