@@ -60,11 +60,12 @@ def _free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def _servers(variant: str, processes: int, workdir: Path) -> AsyncIterator[list[int]]:
-    """``processes`` servers of ``variant`` on a fresh database; their ports."""
+async def servers(variant: str, processes: int, workdir: Path, *, cluster: bool = False) -> AsyncIterator[list[int]]:
+    """``processes`` servers of ``variant`` on a fresh database (SQLite for one, unless ``cluster``;
+    PostgreSQL and Redis otherwise); their ports."""
     admin = None
     name = f"sparrow_bench_{os.getpid()}_{time.monotonic_ns()}"
-    if processes == 1:
+    if processes == 1 and not cluster:
         db, extra = f"sqlite+aiosqlite:///{workdir / name}.db", []
     else:
         admin = await asyncpg.connect(PG_ADMIN)
@@ -98,7 +99,7 @@ async def _servers(variant: str, processes: int, workdir: Path) -> AsyncIterator
 
 
 async def _run(variant: str, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    async with _servers(variant, args.processes, workdir) as ports:
+    async with servers(variant, args.processes, workdir) as ports:
         urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
         options = Options(
             url=urls[0], urls=urls, tables=args.tables * args.processes, think=args.think, duration=args.seconds
@@ -158,7 +159,7 @@ async def main() -> None:
             " / ".join(f"{r['intents_per_second']:.0f}" for r in runs),
             " / ".join(f"{r['probe']}" for r in runs),
         )
-    Console().print(table)
+    Console(width=200).print(table)
 
 
 if __name__ == "__main__":

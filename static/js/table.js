@@ -168,6 +168,8 @@ const socket = new TableSocket({
       seat = null;
       showNotice("Your seat at this table is no longer yours; you are watching.");
       socket.reconnectAs(null);
+    } else if (refusal.reason === "table/moving") {
+      showNotice("The table is moving to another server process: reconnecting…", 5000); // the socket closes with 1012
     } else {
       showNotice(refusal.message, 600000);
     }
