@@ -51,10 +51,11 @@ class Leases:
         return None if token is None else int(token)
 
     async def renew(self) -> set[str]:
-        """Renew every lease this process holds; the tables it still holds."""
+        """Renew every lease this process holds; the tables it still holds. A lease that ran out while
+        this process was slow is still its own until another takes it (taking it changes the owner,
+        and a renewal and a takeover of one row wait for each other), so it is renewed too."""
         sql = text(
-            "UPDATE table_leases SET expires_at = now() + CAST(:ttl AS interval) "
-            f"WHERE owner = :me AND {_LIVE} RETURNING table_id"
+            "UPDATE table_leases SET expires_at = now() + CAST(:ttl AS interval) WHERE owner = :me RETURNING table_id"
         )
         async with self.engine.begin() as connection:
             return set((await connection.execute(sql, self._params())).scalars())

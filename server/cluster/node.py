@@ -31,6 +31,7 @@ import os
 import secrets
 import socket
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import orjson
@@ -153,6 +154,7 @@ class Node:
         self.leases = Leases(journal.engine, self.id, ttl=ttl)
         self.prefix = bus_prefix(database_url)
         self.bus = Bus(redis_url, self.id, self.prefix, on_gone=self._gone)
+        self.renewed_at = 0.0  # (monotonic) when the last renewal that succeeded began
         self.sure_until = 0.0  # (monotonic) until then the leases held at the last renewal are surely ours
         self._rids = itertools.count(1)
         self._calls: dict[int, tuple[str, asyncio.Future[object]]] = {}
@@ -160,7 +162,7 @@ class Node:
         self._hosted: dict[tuple[str, int], _Hosted] = {}  # sockets elsewhere at tables here
         self._directory = _Directory()
         self.club: Club | None = None  # reloaded every tick: another process may have changed it
-        self._task: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
         self._handling: set[asyncio.Task[None]] = set()
         journal.on_stale = self._stale
 
@@ -171,16 +173,20 @@ class Node:
         :raises redis.RedisError: when Redis cannot be reached.
         """
         await self.bus.start(self._heard)
+        await self._renew()
         await self._round()
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="cluster-node")
+        loop = asyncio.get_running_loop()
+        # Renewing has a task of its own, so that no other step's slowness can make a lease run out.
+        self._tasks = [loop.create_task(self._run(self._renew_safely), name="cluster-renew")]
+        self._tasks.append(loop.create_task(self._run(self._round), name="cluster-round"))
 
     async def close(self) -> None:
         """Stop ticking, let this process's tables go at once (after the lobby has stopped them and
         the journal has written their last actions) and leave the bus."""
-        if self._task is not None:
-            self._task.cancel()
+        for task in self._tasks:
+            task.cancel()
             with contextlib.suppress(BaseException):
-                await self._task
+                await task
         for conn in [link.conn for link in self._links.values()]:
             conn.close(MOVED, "the server is restarting")
         try:
@@ -192,13 +198,19 @@ class Node:
             await self.bus.redis.delete(self._directory_key(self.id))
         await self.bus.close()
 
-    async def _run(self) -> None:
+    async def _run(self, step: Callable[[], Awaitable[None]]) -> None:
         while True:
             await asyncio.sleep(self.tick)
-            await self._round()
+            await step()
+
+    async def _renew_safely(self) -> None:
+        try:
+            await self._renew()
+        except Exception:
+            log.exception("cluster: renewing the leases failed; trying again in %g s", self.tick)
 
     async def _round(self) -> None:
-        steps = (self._renew, self._take_orphans, self._check_links, self._check_hosted, self._share_directory)
+        steps = (self._take_orphans, self._check_links, self._check_hosted, self._share_directory)
         for step in (*steps, self._reload_club):
             try:
                 await step()
@@ -218,6 +230,7 @@ class Node:
 
     async def _renew(self) -> None:
         started = time.monotonic()
+        asked = set(self.journal.tokens)  # a table claimed while the renewal runs may not be in its answer
         try:  # a database that does not answer is one that fails: the leases run out all the same
             held = await asyncio.wait_for(self.leases.renew(), 2 * self.tick)
         except Exception:
@@ -226,8 +239,15 @@ class Node:
                 for table_id in list(self.journal.tokens):
                     self._drop(table_id)
             raise
+        if self.renewed_at and started - self.renewed_at > self.ttl / 2:
+            log.warning(
+                "cluster: %.1f s between two renewals of the leases (they last %g s)",
+                started - self.renewed_at,
+                self.ttl,
+            )
+        self.renewed_at = started
         self.sure_until = started + self.ttl - self.tick  # a margin: the next renewal may be late
-        for table_id in list(self.journal.tokens):
+        for table_id in asked & set(self.journal.tokens):
             if table_id not in held:
                 log.error("cluster: table %s is no longer this process's; it stops here", table_id)
                 self._drop(table_id)
@@ -283,6 +303,7 @@ class Node:
         try:
             return await asyncio.wait_for(answer, CALL_TIMEOUT)
         except TimeoutError:
+            log.warning("cluster: %s %s got no answer from %s in %g s", op, table_id, owner, CALL_TIMEOUT)
             raise _moving() from None
         finally:
             self._calls.pop(rid, None)
@@ -404,11 +425,12 @@ class Node:
 
     async def _check_links(self) -> None:
         """Close forwarded sockets whose table is no longer run where they are forwarded."""
-        if not self._links:
+        links = list(self._links.values())  # those attached while the owners are looked up are not checked
+        if not links:
             return
-        owners = await self.leases.owners({link.table for link in self._links.values()})
-        for link in list(self._links.values()):
-            if owners.get(link.table) != link.owner:
+        owners = await self.leases.owners({link.table for link in links})
+        for link in links:
+            if owners.get(link.table) != link.owner and self._links.get(link.conn.id) is link:
                 self._lost(link.owner, {link.table})
 
     async def _check_hosted(self) -> None:

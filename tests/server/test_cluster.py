@@ -250,9 +250,9 @@ async def test_the_load_test_spreads_its_tables_over_the_processes_and_reports_e
     async with _cluster(tmp_path, 2) as (_, servers):
         urls = [f"ws://127.0.0.1:{s.port}/ws" for s in servers]
         # --cross: every socket goes through the other process, which forwards it
-        options = Options(url=urls[0], urls=urls, cross=True, tables=4, hands=1, think=0)
+        options = Options(url=urls[0], urls=urls, cross=True, tables=24, hands=1, think=0)
         report = await asyncio.wait_for(loadtest(options), 120)
-    assert report["tables_finished"] == 4 and report["errors"]["disconnects"] == 0
+    assert report["tables_finished"] == 24 and report["errors"]["disconnects"] == 0
     each = report["processes"]
     assert [p["url"] for p in each] == urls and [p["sockets_from"] for p in each] == urls[::-1]
     assert all(p["intents"] > 0 and p["latency_ms"]["count"] > 0 for p in each)
