@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import insert, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
@@ -153,13 +155,12 @@ class ClubStore:
         return value if isinstance(value, dict) else None
 
     async def set_setting(self, key: str, value: dict[str, Any]) -> None:
-        """Store a setting (replacing the old value)."""
+        """Store a setting (replacing the old value), in one statement: processes of one club starting
+        together may set the same one at once (server/cluster)."""
+        upsert = postgresql_insert if self.engine.dialect.name == "postgresql" else sqlite_insert
+        statement = upsert(SettingRow).values(key=key, value=value)
         async with self.engine.begin() as connection:
-            found = await connection.scalar(select(SettingRow.key).where(SettingRow.key == key))
-            if found is None:
-                await connection.execute(insert(SettingRow).values(key=key, value=value))
-            else:
-                await connection.execute(update(SettingRow).where(SettingRow.key == key).values(value=value))
+            await connection.execute(statement.on_conflict_do_update(index_elements=["key"], set_={"value": value}))
 
     async def audit(self, actor: str, action: str, target: str, detail: str, now: float) -> None:
         """Add a line to the audit log."""

@@ -120,25 +120,32 @@ class _Player:
     acked_at: list[float] = field(default_factory=list)
     connections: int = 0
     stop: bool = False
+    doing: str = ""  # what it is doing now, and why it last reconnected (for a failure's message)
 
     async def play(self) -> None:
-        ports = itertools.cycle(self.ports)
-        while not self.stop:
-            port = next(ports)
+        for port in itertools.cycle(self.ports):
+            if self.stop:
+                return
+            if port not in self.ports:  # the process was killed
+                continue
+            self.doing = f"connecting to :{port}"
             try:
                 client = LiveClient(await connect(f"ws://127.0.0.1:{port}/ws", open_timeout=3))
             except (OSError, WebSocketException, TimeoutError):
                 await asyncio.sleep(0.3)
                 continue
             try:
+                self.doing = f"hello at :{port}"
                 await client.hello(self.table, self.token)
                 self.connections += 1
+                self.doing = f"playing at :{port}"
                 await self._moves(client)
-            except AssertionError:  # closed under it (1012: the table moved), or refused "try again"
+            except (AssertionError, WebSocketException) as exc:  # closed under it (1012, or its process died)
+                self.doing = f"{exc} at :{port}"[:200]
                 await asyncio.sleep(0.3)
             finally:
                 with contextlib.suppress(Exception):
-                    await client.close()
+                    await asyncio.wait_for(client.close(), 2)
 
     async def _moves(self, client: LiveClient) -> None:
         while not self.stop:
@@ -229,7 +236,11 @@ async def test_three_processes_one_killed_every_table_resumes_elsewhere_with_not
             for p in players:  # from now on nobody connects to the dead process
                 p.ports = [port for port in p.ports if port != victim.port] or survivors
             at_kill = {p.table: p.acked for p in players}
-            await _wait(lambda: all(p.acked >= at_kill[p.table] + 3 for p in players), "every table to resume", 60)
+            try:
+                await _wait(lambda: all(p.acked >= at_kill[p.table] + 3 for p in players), "every table to resume", 60)
+            except AssertionError as exc:
+                behind = [(p.table, p.acked, p.connections, p.doing) for p in players if p.acked < at_kill[p.table] + 3]
+                raise AssertionError(f"{exc}: {behind}") from None
             resumed = [next(t for t in p.acked_at if t > killed_at) - killed_at for p in players]
             assert max(resumed) < TAKEOVER + 3, f"the slowest table resumed {max(resumed):.1f} s after the kill"
         finally:
