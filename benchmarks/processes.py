@@ -20,7 +20,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
-from speedups import servers
+from speedups import LATENCY_COLUMNS, figures, latency_cells, servers
 
 from server.loadtest.driver import Options, loadtest
 
@@ -34,20 +34,7 @@ async def _run(processes: int, cross: bool, args: argparse.Namespace, workdir: P
             url=urls[0], urls=urls, cross=cross, tables=args.tables, think=args.think, duration=args.seconds
         )
         report = await loadtest(options)
-    each = report.get("processes") or []
-    if each:
-        cpu = sum(p["cpu_percent"] or 0 for p in each) / 100 * report["play_seconds"]
-    else:
-        server = report["server"] or {}
-        cpu = (server.get("cpu_percent", 0) + server.get("helpers_cpu_percent", 0)) / 100 * report["play_seconds"]
-    return {
-        "cpu_ms_per_intent": 1000 * cpu / max(report["intents"], 1),
-        "per_process_cpu": [p["cpu_percent"] for p in each] or [round(100 * cpu / report["play_seconds"], 1)],
-        "p50": report["latency_ms"]["p50"],
-        "p99": report["latency_ms"]["p99"],
-        "intents_per_second": report["intents"] / report["play_seconds"],
-        "probe": report["machine"]["probe_seconds"],
-    }
+    return figures(report)
 
 
 async def main() -> None:
@@ -68,17 +55,14 @@ async def main() -> None:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     table = Table(title=f"{args.tables} tables in all, think {args.think:g} s, {args.seconds:g} s of play a run")
-    for column in ("setup", "CPU ms / intent", "each process's CPU %", "p50 ms", "p99 ms", "intents/s", "probe s"):
+    for column in ("setup", "CPU ms / intent", "each process's CPU %", *LATENCY_COLUMNS):
         table.add_column(column, justify="right")
     for name, runs in results.items():
         table.add_row(
             name,
             " / ".join(f"{r['cpu_ms_per_intent']:.2f}" for r in runs),
             " / ".join("+".join(f"{c:.0f}" for c in r["per_process_cpu"]) for r in runs),
-            " / ".join(f"{r['p50']}" for r in runs),
-            " / ".join(f"{r['p99']}" for r in runs),
-            " / ".join(f"{r['intents_per_second']:.0f}" for r in runs),
-            " / ".join(f"{r['probe']}" for r in runs),
+            *latency_cells(runs),
         )
     Console(width=200).print(table)
 

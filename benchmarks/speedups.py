@@ -104,20 +104,39 @@ async def _run(variant: str, args: argparse.Namespace, workdir: Path) -> dict[st
         options = Options(
             url=urls[0], urls=urls, tables=args.tables * args.processes, think=args.think, duration=args.seconds
         )
-        report = await loadtest(options)
-    if args.processes == 1:
+        return figures(await loadtest(options))
+
+
+def figures(report: dict[str, Any]) -> dict[str, Any]:
+    """What a load test's report says of the servers: CPU per intent (every server process, their
+    journal writers included), each process's CPU, latency, intents per second, the machine's probe."""
+    each = report.get("processes") or []
+    if each:
+        cpu = sum(p["cpu_percent"] or 0 for p in each) / 100 * report["play_seconds"]
+    else:
         server = report["server"] or {}
         cpu = (server.get("cpu_percent", 0) + server.get("helpers_cpu_percent", 0)) / 100 * report["play_seconds"]
-    else:
-        cpu = sum(p["cpu_percent"] or 0 for p in report["processes"]) / 100 * report["play_seconds"]
     return {
         "cpu_ms_per_intent": 1000 * cpu / max(report["intents"], 1),
+        "per_process_cpu": [p["cpu_percent"] for p in each] or [round(100 * cpu / report["play_seconds"], 1)],
         "p50": report["latency_ms"]["p50"],
         "p99": report["latency_ms"]["p99"],
         "intents_per_second": report["intents"] / report["play_seconds"],
         "probe": report["machine"]["probe_seconds"],
-        "others": report["machine"]["others_cpu_percent"],
     }
+
+
+LATENCY_COLUMNS = ("p50 ms", "p99 ms", "intents/s", "probe s")
+
+
+def latency_cells(runs: list[dict[str, Any]]) -> list[str]:
+    """The `LATENCY_COLUMNS` of some runs, each run's figure in turn."""
+    return [
+        " / ".join(f"{r['p50']}" for r in runs),
+        " / ".join(f"{r['p99']}" for r in runs),
+        " / ".join(f"{r['intents_per_second']:.0f}" for r in runs),
+        " / ".join(f"{r['probe']}" for r in runs),
+    ]
 
 
 async def main() -> None:
@@ -145,7 +164,7 @@ async def main() -> None:
         title=f"{args.processes} process(es) × {args.tables} tables, think {args.think:g} s, "
         f"{args.seconds:g} s of play, {args.rounds} rounds (ratios: to {variants[0]!r} in the same round)"
     )
-    for column in ("variant", "server CPU ms / intent", "ratio", "p50 ms", "p99 ms", "intents/s", "probe s"):
+    for column in ("variant", "server CPU ms / intent", "ratio", *LATENCY_COLUMNS):
         table.add_column(column, justify="right")
     for variant in variants:
         runs = results[variant]
@@ -154,10 +173,7 @@ async def main() -> None:
             variant,
             " / ".join(f"{r['cpu_ms_per_intent']:.3f}" for r in runs),
             f"{statistics.mean(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})",
-            " / ".join(f"{r['p50']}" for r in runs),
-            " / ".join(f"{r['p99']}" for r in runs),
-            " / ".join(f"{r['intents_per_second']:.0f}" for r in runs),
-            " / ".join(f"{r['probe']}" for r in runs),
+            *latency_cells(runs),
         )
     Console(width=200).print(table)
 
