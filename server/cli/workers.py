@@ -24,6 +24,7 @@ from server.club.secret import load_secret
 __all__ = ["supervise"]
 
 RESTART_AFTER = 1.0  # seconds before a worker that died is started again
+STOP_WAIT = 30.0  # seconds the workers have to stop once asked; then they are killed
 log = logging.getLogger("sparrow.serve")
 
 
@@ -67,12 +68,20 @@ def supervise(listener: socket.socket, args: argparse.Namespace, port: int) -> i
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Sparrow is serving on http://{host}:{port} with {count} processes (Ctrl+C stops them)", flush=True)
     status = 0
+    deadline: float | None = None  # once stopping: workers still running then are killed
     try:
         while any(worker.poll() is None for worker in workers) or not stopping:
             time.sleep(0.2)
+            if stopping:
+                deadline = deadline or time.monotonic() + STOP_WAIT
+                if time.monotonic() > deadline:
+                    for worker in workers:
+                        if worker.poll() is None:
+                            worker.kill()
+                continue
             for index, worker in enumerate(workers):
                 code = worker.poll()
-                if code is None or stopping:
+                if code is None:
                     continue
                 if code == 2:  # it refused to start: so would the next
                     print(f"sparrow serve: worker {index} refused to start; stopping the others", file=sys.stderr)
@@ -86,7 +95,8 @@ def supervise(listener: socket.socket, args: argparse.Namespace, port: int) -> i
                     flush=True,
                 )
                 time.sleep(RESTART_AFTER)
-                workers[index] = spawn(index)
+                if not stopping:  # (a stop asked for meanwhile has reached every worker but this one)
+                    workers[index] = spawn(index)
     finally:
         listener.close()
     return status
