@@ -137,8 +137,7 @@ class Lobby:
 
         :raises TableError: when there is no such table, the game is not over, or not the owner asks.
         """
-        old = self.tables.get(table_id)
-        if old is None and self.elsewhere is not None:
+        if self.local(table_id) is None and self.elsewhere is not None:
             return await self._call(table_id, "rematch", {"token": token, "member": member})  # type: ignore[return-value]
         old = self.get(table_id)
         plan = await old.ask(Rematch(token, member))

@@ -81,6 +81,12 @@ class Leases:
             rows = await connection.execute(sql, {"tables": list(tables)})
             return {table: owner for table, owner in rows}
 
+    async def unfinished(self, table: str) -> bool:
+        """Whether ``table`` is a stored game that is waiting or playing (held or not)."""
+        sql = text("SELECT 1 FROM games WHERE id = :t AND status IN ('waiting', 'playing')")
+        async with self.engine.connect() as connection:
+            return (await connection.execute(sql, {"t": table})).first() is not None
+
     async def orphans(self, limit: int) -> list[str]:
         """Up to ``limit`` unfinished tables that nobody holds, in random order (so that processes
         looking at once mostly pick different ones)."""

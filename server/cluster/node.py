@@ -32,7 +32,7 @@ import secrets
 import socket
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import orjson
 from sqlalchemy.engine import make_url
@@ -127,13 +127,6 @@ class _Hosted:
     reader: Reader
 
 
-@dataclass(slots=True)
-class _Directory:
-    """What the other processes last said they run."""
-
-    tables: list[tuple[float, dict[str, object]]] = field(default_factory=list)
-
-
 class Node:
     """This process's part in a cluster: its leases, its end of the bus, its forwarded sockets."""
 
@@ -160,7 +153,7 @@ class Node:
         self._calls: dict[int, tuple[str, asyncio.Future[object]]] = {}
         self._links: dict[int, _Link] = {}  # sockets here at tables elsewhere, by connection id
         self._hosted: dict[tuple[str, int], _Hosted] = {}  # sockets elsewhere at tables here
-        self._directory = _Directory()
+        self._elsewhere: list[tuple[float, dict[str, object]]] = []  # what the others last said they run
         self.club: Club | None = None  # reloaded every tick: another process may have changed it
         self._tasks: list[asyncio.Task[None]] = []
         self._handling: set[asyncio.Task[None]] = set()
@@ -289,13 +282,9 @@ class Node:
             log.info("cluster: took over table %s (lease token %d)", table_id, token)
 
     # ------------------------------------------------------------ calls
-    async def call(self, table_id: str, op: str, args: dict[str, object]) -> object:
-        """`Elsewhere.call`: have the process running ``table_id`` do ``op``."""
-        owner = (await self.leases.owners([table_id])).get(table_id)
-        if owner is None:
-            raise await self._not_running(table_id)
-        if owner == self.id:  # ours, but not yet (or no longer) in the lobby
-            raise _moving()
+    async def call(self, table_id: str, op: str, args: dict[str, object], owner: str | None = None) -> object:
+        """`Elsewhere.call`: have the process running ``table_id`` (``owner``, if looked up already) do ``op``."""
+        owner = owner or await self._owner(table_id)
         rid = next(self._rids)
         answer: asyncio.Future[object] = asyncio.get_running_loop().create_future()
         self._calls[rid] = (owner, answer)
@@ -308,24 +297,26 @@ class Node:
         finally:
             self._calls.pop(rid, None)
 
-    async def _not_running(self, table_id: str) -> TableError:
-        """Why no process runs ``table_id``: it is between processes (503), or there is none (404)."""
-        stored = await self.journal.load(table_id)
-        if stored is not None and stored.status in ("waiting", "playing"):
-            return _moving()
-        return TableError("table/not_found", f"there is no table {table_id!r} (it may have closed)", status=404)
+    async def _owner(self, table_id: str) -> str:
+        """The other process running ``table_id``.
+
+        :raises TableError: 503 while the table moves between processes (or is ours but not yet
+            running), 404 when there is no such live table.
+        """
+        owner = (await self.leases.owners([table_id])).get(table_id)
+        if owner is None and not await self.leases.unfinished(table_id):
+            raise TableError("table/not_found", f"there is no table {table_id!r} (it may have closed)", status=404)
+        if owner is None or owner == self.id:
+            raise _moving()
+        return owner
 
     async def attach(self, table: str, token: str | None, member: int | None, conn: Connection) -> _Link:
         """`server.ws.Forwarding.attach`: attach ``conn`` to ``table`` in the process running it."""
-        owner = (await self.leases.owners([table])).get(table)
-        if owner is None:
-            raise await self._not_running(table)
-        if owner == self.id:
-            raise _moving()
+        owner = await self._owner(table)
         link = _Link(self, conn, table, owner)
         self._links[conn.id] = link
         try:
-            answer = await self.call(table, "attach", {"socket": conn.id, "token": token, "member": member})
+            answer = await self.call(table, "attach", {"socket": conn.id, "token": token, "member": member}, owner)
         except BaseException:
             self._links.pop(conn.id, None)
             raise
@@ -461,11 +452,11 @@ class Node:
             for said in await self.bus.redis.mget([self._directory_key(p) for p in others]):
                 if said:
                     tables += [(float(created), table) for created, table in orjson.loads(said)]
-        self._directory.tables = tables
+        self._elsewhere = tables
 
     def tables(self) -> list[tuple[float, dict[str, object]]]:
         """`Elsewhere.tables`."""
-        return self._directory.tables
+        return self._elsewhere
 
     def describe(self) -> dict[str, object]:
         """This process in /healthz."""
