@@ -206,7 +206,8 @@ def create_app(
         elif engine is not None:
             restored = await app.state.lobby.restore()
             log.info("restored %d unfinished table(s) from %s", restored, engine.url.render_as_string())
-        if engine is not None:
+        app.state.lobby.start()  # finished tables nobody is at leave memory after a while
+        if engine is not None and app.state.club.config.announce:
             link = await app.state.club.first_admin_link()
             if link is not None:
                 print(

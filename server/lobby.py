@@ -8,6 +8,7 @@ request works in every process.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Mapping
 from typing import Protocol
@@ -36,6 +37,9 @@ from server.tables.settings import TableSettings
 __all__ = ["Elsewhere", "Lobby", "Request"]
 
 MAX_TABLES = 5000
+# A finished table nobody has been at for this long leaves memory; its game stays in the history.
+RETIRE_AFTER = 15 * 60.0
+RETIRE_EVERY = 60.0  # how often the lobby looks for such tables
 log = logging.getLogger("sparrow.lobby")
 
 Request = Join | Leave | AddBots | Remove | Start | AdjournNow
@@ -58,6 +62,9 @@ class Elsewhere(Protocol):
         """The tables the other processes run: when each was created, and `TableState.public`, as
         those processes last said."""
 
+    async def let_go(self, table_ids: list[str]) -> None:
+        """This process no longer runs ``table_ids`` (closed, or finished and retired): their leases go."""
+
 
 class Lobby:
     """Every table this server process runs."""
@@ -77,6 +84,7 @@ class Lobby:
         self.tables: dict[str, TableActor] = {}
         self.accepting = True
         self.elsewhere: Elsewhere | None = None  # the other processes, when several share the database
+        self._retiring: asyncio.Task[None] | None = None
 
     async def create(
         self, request: Mapping[str, object], *, seed: int | None = None, member: int | None = None
@@ -259,6 +267,37 @@ class Lobby:
                     closed += 1
         return closed
 
+    def start(self) -> None:
+        """Start looking for finished tables to let go (`retire`) every `RETIRE_EVERY` seconds."""
+        if self._retiring is None:
+            self._retiring = asyncio.get_running_loop().create_task(self._retire_often(), name="lobby-retire")
+
+    async def _retire_often(self) -> None:
+        while True:
+            await asyncio.sleep(RETIRE_EVERY)
+            try:
+                await self.retire()
+            except Exception:
+                log.exception("could not let finished tables go; trying again in %g s", RETIRE_EVERY)
+
+    async def retire(self) -> list[str]:
+        """Stop running the finished tables nobody has been at for `RETIRE_AFTER` seconds, and return
+        their ids. Their games stay stored: the table's address leads to the game's history page.
+        """
+        now = self.clock.now()
+        gone = []
+        for table_id, actor in list(self.tables.items()):
+            quiet = actor.quiet_since
+            if quiet is not None and now - quiet >= RETIRE_AFTER:
+                gone.append(table_id)
+                del self.tables[table_id]
+                await actor.stop(1000)
+        if gone:
+            log.info("let %d finished table(s) go: nobody had been at them for %g s", len(gone), RETIRE_AFTER)
+            if self.elsewhere is not None:
+                await self.elsewhere.let_go(gone)
+        return gone
+
     async def close_table(self, table_id: str) -> None:
         """Close a live table for good (an admin's decision): its sockets close, its game stays stored
         as it is, and it is not restored on the next start.
@@ -274,11 +313,17 @@ class Lobby:
         self.tables.pop(table_id, None)
         if not finished:
             await self.journal.stopped(table_id)
+        if self.elsewhere is not None:
+            await self.elsewhere.let_go([table_id])
 
     async def close(self, code: int = 1001) -> None:
         """Stop accepting tables, let each table finish what is in its inbox, then stop it (its sockets
         close with ``code``: 1012 when the server restarts, so clients reconnect).
         """
         self.accepting = False
+        if self._retiring is not None:
+            self._retiring.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._retiring
         await asyncio.gather(*(actor.stop(code) for actor in self.tables.values()))
         self.tables.clear()

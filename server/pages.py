@@ -11,7 +11,7 @@ from typing import Any, Protocol
 import jinja2
 from markupsafe import Markup
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
@@ -19,6 +19,8 @@ from starlette.templating import Jinja2Templates
 from game.rulesets import RULESETS
 from server.lobby import Lobby
 from server.rulebook import rule_book
+from server.store.journal import SqlJournal
+from server.store.models import GameRow
 from server.tables.errors import TableError
 from server.tables.settings import NAME_MAX, TABLE_NAME_MAX, Timers
 
@@ -84,6 +86,16 @@ def page_renderer(directory: Path = TEMPLATES) -> Render:
     return render
 
 
+async def _ended(request: Request, table_id: str) -> bool:
+    """Whether ``table_id`` is a stored game that has ended (over, or closed by an admin)."""
+    journal = getattr(request.app.state, "store", None)
+    if not isinstance(journal, SqlJournal) or len(table_id) > 64:
+        return False
+    async with journal.sessions() as session:
+        game = await session.get(GameRow, table_id)
+    return game is not None and game.status in ("over", "stopped")
+
+
 def page_routes(templates_dir: Path = TEMPLATES, static_dir: Path = STATIC) -> list[BaseRoute]:
     """The page routes and the static mount, to add to the application's routes."""
     render = page_renderer(templates_dir)
@@ -108,6 +120,8 @@ def page_routes(templates_dir: Path = TEMPLATES, static_dir: Path = STATIC) -> l
         try:
             table = await lobby.show(table_id)
         except TableError as exc:
+            if exc.status == 404 and await _ended(request, table_id):  # its game is over: see it in the history
+                return RedirectResponse(request.url_for("game_page", game_id=table_id), status_code=303)
             return render(request, "missing.html", {"table_id": table_id, "message": exc.message}, status=exc.status)
         return render(request, "table.html", {"table_id": table_id, "table_name": table["name"], "name_max": NAME_MAX})
 

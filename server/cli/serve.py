@@ -87,6 +87,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "dies is started again and its tables are taken over by the others (default: one process)",
     )
     parser.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)  # a worker's inherited port
+    parser.add_argument("--no-admin-link", action="store_true", help=argparse.SUPPRESS)  # a worker but the first
     parser.set_defaults(func=run)
 
 
@@ -138,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         return _refuse(f"cannot serve metrics on 127.0.0.1:{args.metrics_port}: {exc.strerror or exc}")
     socket_config = SocketConfig(allowed_origins=tuple(args.allow_origin), public_origins=tuple(public))
     base_url = public[0].rstrip("/") if public else f"http://{_display(_reachable(args.host))}:{port}"
-    club = ClubConfig(load_secret(), mode=args.club_mode, base_url=base_url)
+    club = ClubConfig(load_secret(), mode=args.club_mode, base_url=base_url, announce=not args.no_admin_link)
     app = create_app(socket_config=socket_config, db="memory" if url is None else url, club=club, redis=redis)
     # In JSON, uvicorn's own lines go through our handler (None: it leaves logging as it is).
     log_config = None if args.log_format == "json" else LOGGING_CONFIG
@@ -170,7 +171,8 @@ def run(args: argparse.Namespace) -> int:
                 )
             if metrics_server is not None:
                 print(f"Metrics are served on http://127.0.0.1:{metrics_server.port}/metrics", flush=True)
-            print(f"Sparrow is serving on http://{_display(args.host)}:{port}  (Ctrl+C stops it)", flush=True)
+            if args.listen_fd is None:  # (a worker's port is announced by the process that watches it)
+                print(f"Sparrow is serving on http://{_display(args.host)}:{port}  (Ctrl+C stops it)", flush=True)
             helpers = [asyncio.create_task(tame())]
             if metrics_server is not None:
                 helpers.append(asyncio.create_task(metrics.watch(lambda: getattr(app.state, "lobby", None))))

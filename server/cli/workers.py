@@ -28,8 +28,8 @@ STOP_WAIT = 30.0  # seconds the workers have to stop once asked; then they are k
 log = logging.getLogger("sparrow.serve")
 
 
-def _command(args: argparse.Namespace, fd: int, index: int) -> list[str]:
-    """The ``sparrow serve`` command line of worker ``index``."""
+def _command(args: argparse.Namespace, fd: int, index: int, first: bool) -> list[str]:
+    """The ``sparrow serve`` command line of worker ``index``; ``first`` for its first start."""
     command = [sys.executable, "-m", "server.cli", "serve", "--host", args.host, "--port", str(args.port)]
     command += ["--listen-fd", str(fd), "--db", args.db or os.environ.get("SPARROW_DB", "")]
     command += ["--redis", args.redis or os.environ.get("SPARROW_REDIS", ""), "--log-format", args.log_format]
@@ -41,6 +41,8 @@ def _command(args: argparse.Namespace, fd: int, index: int) -> list[str]:
         command += ["--club-mode", args.club_mode]
     if args.metrics_port is not None:  # each worker its own: P, P+1, …
         command += ["--metrics-port", str(args.metrics_port + index)]
+    if index or not first:  # one first-admin link for the club, not one per worker and restart
+        command.append("--no-admin-link")
     return command
 
 
@@ -50,9 +52,9 @@ def supervise(listener: socket.socket, args: argparse.Namespace, port: int) -> i
     count: int = args.workers
     stopping: list[int] = []  # the signal that asked to stop
 
-    def spawn(index: int) -> subprocess.Popen[bytes]:
+    def spawn(index: int, first: bool = False) -> subprocess.Popen[bytes]:
         # A session of its own: Ctrl+C reaches this process only, which passes it on once.
-        return subprocess.Popen(_command(args, fd, index), pass_fds=(fd,), start_new_session=True)
+        return subprocess.Popen(_command(args, fd, index, first), pass_fds=(fd,), start_new_session=True)
 
     def stop(signum: int, _frame: FrameType | None) -> None:
         if not stopping:
@@ -62,7 +64,7 @@ def supervise(listener: socket.socket, args: argparse.Namespace, port: int) -> i
                     worker.send_signal(signal.SIGTERM)
 
     load_secret()  # made once, here, so that every worker signs sessions with the same key
-    workers = [spawn(i) for i in range(count)]
+    workers = [spawn(i, first=True) for i in range(count)]
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     host = f"[{args.host}]" if ":" in args.host else args.host

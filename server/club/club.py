@@ -42,12 +42,14 @@ RESET_TTL = 24 * 3600.0
 
 @dataclass(frozen=True, slots=True)
 class ClubConfig:
-    """How the club starts: its secret, a club mode to set on start (None: the stored one), and the
-    address links are printed with."""
+    """How the club starts: its secret, a club mode to set on start (None: the stored one), the
+    address links are printed with, and whether this process prints the first-admin link while the club
+    has no admin (with ``--workers`` only the first worker's first start does)."""
 
     secret: str
     mode: str | None = None
     base_url: str = ""
+    announce: bool = True
 
 
 OPEN_CLUB = ClubConfig("not a secret: for tests and tools that play as guests", mode="open")

@@ -61,12 +61,13 @@ class Leases:
             return set((await connection.execute(sql, self._params())).scalars())
 
     async def release(self, tables: Collection[str]) -> None:
-        """Let ``tables`` go at once (this process stops): another process may take them now. The
-        row stays, with its token, so that a later owner's token is higher still."""
+        """Let ``tables`` go at once (this process stops, or stopped running them): another process
+        may take those still unfinished now. The row stays, with its token (so that a later owner's
+        token is higher still) and no owner (so that no renewal of this process's takes it back)."""
         if not tables:
             return
         sql = text(
-            "UPDATE table_leases SET expires_at = now() - interval '1 second' "
+            "UPDATE table_leases SET owner = '', expires_at = now() - interval '1 second' "
             "WHERE owner = :me AND table_id = ANY(:tables)"
         )
         async with self.engine.begin() as connection:

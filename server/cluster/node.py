@@ -245,6 +245,13 @@ class Node:
                 log.error("cluster: table %s is no longer this process's; it stops here", table_id)
                 self._drop(table_id)
 
+    async def let_go(self, table_ids: list[str]) -> None:
+        """The lobby stopped running ``table_ids`` (closed, or finished and retired): their leases go
+        now, rather than being renewed for as long as this process lives (`Elsewhere.let_go`)."""
+        for table_id in table_ids:
+            self.journal.tokens.pop(table_id, None)
+        await self.leases.release(table_ids)
+
     def _stale(self, table_id: str) -> None:
         """A write of ``table_id`` was refused as stale: another process has it now."""
         log.error("cluster: table %s was taken over by another process; it stops here", table_id)

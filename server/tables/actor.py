@@ -150,6 +150,8 @@ class TableActor:
         self.held: dict[int, tuple[Action, Connection, int]] = {}
         self.rematch: str | None = None  # the table where the same seats play again
         self._rematching = False
+        self._over_at: float | None = None  # when the game ended (or the finished table was loaded)
+        self._left_at = self.created  # when the last socket left
         self.state = TableState(self)
 
     @classmethod
@@ -207,6 +209,7 @@ class TableActor:
             self._new_decision(game)
         if game.phase is GamePhase.OVER:
             self.status = "over"
+            self._over_at = self.clock.now()
 
     # ---------------------------------------------------------------- running
     def start(self) -> None:
@@ -273,6 +276,14 @@ class TableActor:
             self._close(code)
         if self._task is not None and not self._task.done():
             self._task.cancel()
+
+    @property
+    def quiet_since(self) -> float | None:
+        """Since when the game has been over with nobody at the table (None while it is not over, or
+        while a socket is open): the lobby lets such a table go after a while (`Lobby.retire`)."""
+        if self._over_at is None or self.status != "over" or self.connections:
+            return None
+        return max(self._over_at, self._left_at)
 
     @property
     def done(self) -> bool:
@@ -595,6 +606,7 @@ class TableActor:
         if conn not in self.connections:
             return
         self.connections.discard(conn)
+        self._left_at = self.clock.now()
         self._watch_presence()
         if conn.seat is None:
             return
@@ -850,6 +862,8 @@ class TableActor:
                 timer.cancel()
             self._bot_timers.clear()
         if game.phase is GamePhase.OVER:
+            if self.status != "over":
+                self._over_at = self.clock.now()
             self.status = "over"
             self._cancel_all()
         else:

@@ -88,6 +88,7 @@ async def test_a_write_from_a_process_that_lost_the_table_is_refused_and_the_res
 
         # The old owner stops renewing (it hangs); its lease runs out and another process takes it.
         await leases_old.release([first.id])
+        assert await leases_old.renew() == {second.id}  # a table let go is not taken back by a renewal
         assert await leases_new.take(first.id) == 2
         new = type(old)(engine)
         new.tokens[first.id] = 2
@@ -376,6 +377,8 @@ async def test_workers_serve_one_port_and_a_killed_worker_is_started_again(tmp_p
         assert status == 0
         log = (tmp_path / "server.log").read_text()
         assert "worker 0" in log or "worker 1" in log  # the restart was reported
+        assert log.count("has no admin yet") == 1  # one first-admin link, not one per worker or restart
+        assert log.count("Sparrow is serving on") == 1
         assert "Traceback" not in log
 
 

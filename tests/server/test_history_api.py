@@ -160,3 +160,13 @@ async def test_the_leaderboard_ranks_people_over_a_chosen_period(club: Any) -> N
     assert f"{game.scores[0] - 2000:+d}" in page.text
     games_page = await http.get("/games")
     assert 'href="/leaderboard"' in games_page.text
+
+
+async def test_a_finished_tables_address_leads_to_its_game_in_the_history(club: Any) -> None:
+    http, games = club
+    done = games["done"].id
+    page = await http.get(f"/t/{done}")  # the server no longer runs it: it was over when it started
+    assert page.status_code == 303 and page.headers["location"].endswith(f"/games/{done}")
+    assert (await http.get(page.headers["location"])).status_code == 200
+    assert (await http.get(f"/t/{games['running'].id}")).status_code == 200  # a running game is its table
+    assert (await http.get("/t/nosuchtable0")).status_code == 404
