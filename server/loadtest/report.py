@@ -228,7 +228,9 @@ def print_report(report: dict[str, Any]) -> None:
     )
     t.add_row(f"median diff on the wire ({report['compression']})", f"{frames['median_diff_wire_bytes']} B")
     server = report["server"]
-    if server is None:
+    if server is None and "processes" in report:
+        t.add_row("server", "several processes: see the table below")
+    elif server is None:
         t.add_row("server", "PID not found (use --server-pid)")
     else:
         t.add_row("server CPU avg / peak", f"{server['cpu_percent']} % / {server['cpu_percent_peak']} %")

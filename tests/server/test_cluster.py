@@ -262,8 +262,11 @@ async def test_three_processes_one_killed_every_table_resumes_elsewhere_with_not
         )
 
 
-async def test_the_load_test_spreads_its_tables_over_the_processes_and_reports_each(tmp_path: Path) -> None:
+async def test_the_load_test_spreads_its_tables_over_the_processes_and_reports_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from server.loadtest.driver import Options, loadtest
+    from server.loadtest.report import print_report
 
     async with _cluster(tmp_path, 2) as (_, servers):
         urls = [f"ws://127.0.0.1:{s.port}/ws" for s in servers]
@@ -276,6 +279,10 @@ async def test_the_load_test_spreads_its_tables_over_the_processes_and_reports_e
     assert all(p["intents"] > 0 and p["latency_ms"]["count"] > 0 for p in each)
     assert sum(p["intents"] for p in each) == report["intents"]
     assert all(p["cpu_ms_per_intent"] is not None and p["cpu_ms_per_intent"] > 0 for p in each)
+    capsys.readouterr()
+    print_report(report)
+    printed = capsys.readouterr().out
+    assert "each server process" in printed and "PID not found" not in printed
 
 
 async def test_a_process_that_stalls_past_its_leases_loses_its_tables_and_never_writes_to_them_again(
