@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import weakref
+from collections.abc import Callable
 
 import pytest
 
@@ -17,26 +18,52 @@ class _Node:
     other: object = None
 
 
+def _cycle() -> weakref.ref[_Node]:
+    a, b = _Node(), _Node()
+    a.other, b.other = b, a  # a cycle: reference counting alone never frees it
+    return weakref.ref(a)
+
+
+async def _until(condition: Callable[[], bool], what: str) -> None:
+    for _ in range(1000):  # (a loaded machine stretches the schedule's sleeps: wait, up to 5 s)
+        if condition():
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError(f"timed out waiting until {what}")
+
+
 @pytest.mark.asyncio
-async def test_frozen_cycles_are_freed_at_the_next_thaw_and_cancel_unfreezes() -> None:
-    task = asyncio.create_task(tame(freeze_every=0.01, thaw_every=0.2))
+async def test_frozen_cycles_are_out_of_the_collectors_sight_and_cancel_unfreezes() -> None:
+    task = asyncio.create_task(tame(freeze_every=0.01, thaw_every=3600))  # no thaw during the test
     try:
-        await asyncio.sleep(0.03)
-        assert gc.get_freeze_count() > 0  # long-lived objects are out of the collector's sight
-        a, b = _Node(), _Node()
-        a.other, b.other = b, a  # a cycle: reference counting alone never frees it
-        gone = weakref.ref(a)
-        del a, b
-        await asyncio.sleep(0.03)  # frozen with everything else
+        await asyncio.sleep(0)
+        before = gc.get_freeze_count()
+        assert before > 0  # long-lived objects are out of the collector's sight
+        gone = _cycle()
+        await _until(lambda: gc.get_freeze_count() >= before + 2, "the cycle is frozen")
         gc.collect()
         assert gone() is not None  # a collection does not see frozen objects
-        await asyncio.sleep(0.3)  # a thaw: everything is collected once, then frozen again
-        assert gone() is None
     finally:
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
     assert gc.get_freeze_count() == 0
+    gc.collect()
+    assert gone() is None  # unfrozen, it is garbage like any other
+
+
+@pytest.mark.asyncio
+async def test_frozen_cycles_are_freed_at_the_next_thaw() -> None:
+    gc.disable()  # no automatic collection: only the thaw's own can free the cycle
+    task = asyncio.create_task(tame(freeze_every=0.01, thaw_every=0.2))
+    try:
+        gone = _cycle()
+        await _until(lambda: gone() is None, "a thaw collects the cycle")
+    finally:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        gc.enable()
 
 
 @pytest.mark.asyncio
