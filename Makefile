@@ -25,8 +25,9 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/sparrow serve --host $(HOST) --port $(PORT)
 
+# The suite runs on every core (at most 4), a test file per process at a time (pytest-xdist).
 test: $(STAMP) $(AXE)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadfile
 
 lint: $(STAMP)
 	$(BIN)/ruff check game server tests benchmarks
