@@ -4,22 +4,23 @@ The actor is the only code that touches its table's `Game`. Joins, intents, chat
 and disconnects are messages handled one at a time. It never awaits a socket: it puts frames on
 each connection's bounded queue. After every change it projects the state for each connection
 through the engine's one `view()` and sends the difference from what that connection last got.
+
+Two parts live in modules of their own and are inherited: the seats (server/tables/seating.py) and
+who is at the table (server/tables/presence.py); server/tables/parts.py declares what they share.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import logging
 import secrets
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from game.actions import Action, ActionType
-from game.bots import LEVELS, make_bot
 from game.bots import Bot as LevelBot
+from game.bots import make_bot
 from game.errors import RulesError
 from game.game import Game, GamePhase, replay
 from game.seatview import SeatView
@@ -33,10 +34,8 @@ from server.tables.journal import (
     STAND_IN,
     Journal,
     Record,
-    SeatRecord,
     StoredTable,
     WriteOutcomeUnknown,
-    hash_token,
 )
 from server.tables.messages import (
     Act,
@@ -61,7 +60,9 @@ from server.tables.messages import (
     Start,
     Stop,
 )
-from server.tables.settings import NAME_MAX, TableSettings, clean_text
+from server.tables.presence import Presence
+from server.tables.seating import DEFAULT_LEVEL, Seating, SeatState
+from server.tables.settings import TableSettings, clean_text
 from server.tables.view import TableState
 
 __all__ = ["SeatState", "TableActor"]
@@ -75,36 +76,12 @@ FAILURE_LIMIT = 5  # a table that fails more often than this within FAILURE_SPAN
 FAILURE_SPAN = 60.0
 INTERNAL_ERROR = 1011  # close code of a table that could not be rebuilt
 ADJOURN_AFTER = 24 * 3600.0  # seconds a paused table waits before it is adjourned
-DEFAULT_LEVEL = "normal"  # bots the owner added without a level, older bots, and stand-ins
 RETRY_FIRST, RETRY_MAX = 0.5, 5.0  # seconds between tries of a bot move or deadline that could not be stored
 Bot = Callable[[Game, int], Action]
 
 
-@dataclass(slots=True)
-class SeatState:
-    """Who holds a seat: a person (with a token) or a bot, and whether the person is here."""
-
-    name: str
-    token_hash: str | None  # SHA-256 of the person's seat token; None: a bot's seat
-    member: int | None = None  # the logged-in member who sat here (their sockets need no token)
-    connections: int = 0
-    away_since: float | None = None  # a person's last connection closed at this time
-    substitute: bool = False  # the person has been away past the grace period: a bot plays for them
-    level: str | None = None  # a bot's level (`LEVELS`); a stand-in for a person plays at `DEFAULT_LEVEL`
-
-    @property
-    def bot(self) -> bool:
-        """A bot was seated here."""
-        return self.token_hash is None
-
-    @property
-    def robot(self) -> bool:
-        """A bot plays this seat now (a bot's seat, or a person's seat after the grace period)."""
-        return self.token_hash is None or self.substitute
-
-
-class TableActor:
-    """One live table: its seats, game, timers and connections."""
+class TableActor(Seating, Presence):
+    """One live table: its seats (`Seating`), game, timers and connections (`Presence`)."""
 
     def __init__(
         self,
@@ -419,37 +396,7 @@ class TableActor:
                 return self._attach(conn, token, member)
         raise AssertionError(msg)
 
-    # ----------------------------------------------------------------- lobby
-    async def _join(self, name: str, seat: int | None, member: int | None = None) -> dict[str, object]:
-        name = clean_text(name, "your name", NAME_MAX)
-        mine = self._seat_of(None, member)
-        if mine is not None:  # a member already seated here, on another device: the seat is theirs
-            return {"table": self.id, "seat": mine, "token": None, "owner": mine == self.owner}
-        if self.status != "waiting":
-            raise TableError("table/started", "this game has already started; you can watch it", status=409)
-        if any(s is not None and s.name.casefold() == name.casefold() for s in self.seats):
-            raise TableError("seat/name_taken", f"someone at this table is already called {name!r}", status=409)
-        free = [i for i, s in enumerate(self.seats) if s is None]
-        if seat is None:
-            if not free:
-                raise TableError("seat/full", "every seat at this table is taken", status=409)
-            seat = free[0]
-        elif isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
-            raise TableError("seat/bad_seat", "seat must be 0, 1, 2 or 3")
-        elif seat not in free:
-            raise TableError("seat/taken", f"seat {seat} is taken", status=409)
-        token = secrets.token_urlsafe(24)
-        seats = list(self.seats)
-        seats[seat] = SeatState(name, hash_token(token), member)
-        owner = seat if self.owner is None else self.owner
-        await self._save_seats(seats, owner)
-        return {"table": self.id, "seat": seat, "token": token, "owner": owner == seat}
-
-    async def _save_seats(self, seats: list[SeatState | None], owner: int | None) -> None:
-        """Persist a change of seats, then make it (so a refused write changes nothing)."""
-        await self._journal(self.journal.seats_changed(self.id, [_seat_record(s) for s in seats], owner))
-        self.seats, self.owner = seats, owner
-
+    # ----------------------------------------------------------- storage
     async def _journal(self, write: Awaitable[None]) -> None:
         try:
             await write
@@ -460,245 +407,7 @@ class TableActor:
             message = "the server could not save that; nothing changed, try again"
             raise TableError("server/storage", message, status=503) from None
 
-    def _seat_of(self, token: object, member: int | None = None) -> int | None:
-        """The seat of whoever holds ``token``, or else of the logged-in ``member``."""
-        if isinstance(token, str):
-            digest = hash_token(token)
-            for i, s in enumerate(self.seats):
-                if s is not None and s.token_hash is not None and hmac.compare_digest(s.token_hash, digest):
-                    return i
-        if member is not None:
-            for i, s in enumerate(self.seats):
-                if s is not None and s.member == member:
-                    return i
-        return None
-
-    def _require_owner(self, token: str | None, member: int | None) -> None:
-        seat = self._seat_of(token, member)
-        if seat is None or seat != self.owner:
-            raise TableError("table/not_owner", "only the player who created the table may do that", status=403)
-
-    async def _leave(self, token: str | None, member: int | None) -> dict[str, object]:
-        seat = self._seat_of(token, member)
-        if seat is None:
-            raise TableError("auth/bad_token", "that seat token is not valid at this table", status=403)
-        if self.status != "waiting":
-            raise TableError("table/started", "the game has started: your seat stays yours until it ends", status=409)
-        seats = list(self.seats)
-        seats[seat] = None
-        owner = self.owner
-        if owner == seat:  # the table passes to the next person still seated
-            owner = next((i for i, s in enumerate(seats) if s is not None and not s.bot), None)
-        await self._save_seats(seats, owner)
-        for conn in [c for c in self.connections if c.seat == seat]:
-            conn.close(1000, "you left the seat")
-        return {"left": seat}
-
-    async def _add_bots(self, token: str | None, member: int | None, level: object = None) -> dict[str, object]:
-        self._require_owner(token, member)
-        if self.status != "waiting":
-            raise TableError("table/started", "the game has already started", status=409)
-        if level is None:
-            level = DEFAULT_LEVEL
-        if not isinstance(level, str) or level not in LEVELS:
-            raise TableError("bot/bad_level", f"a bot's level is one of {', '.join(LEVELS)}")
-        seats = list(self.seats)
-        added = []
-        for i, s in enumerate(seats):
-            if s is None:
-                names = {x.name for x in seats if x is not None}
-                n = next(k for k in range(1, 9) if f"Bot {k}" not in names)
-                seats[i] = SeatState(f"Bot {n}", None, level=level)
-                added.append(i)
-        await self._save_seats(seats, self.owner)
-        return {"added": added}
-
-    async def _remove(
-        self, token: str | None, seat: object, member: int | None, admin: bool = False
-    ) -> dict[str, object]:
-        """The owner frees a seat before the game starts: a bot's, so that a late friend can sit, or a
-        person's (whose sockets are told why and closed). The owner's own seat is left with "leave".
-        A club admin may free any seat, the owner's too (the next person seated then owns the table).
-        """
-        if not admin:
-            self._require_owner(token, member)
-        if self.status != "waiting":
-            raise TableError("table/started", "the game has started: seats can no longer be changed", status=409)
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
-            raise TableError("seat/bad_seat", "seat must be 0, 1, 2 or 3")
-        if self.seats[seat] is None:
-            raise TableError("seat/empty", f"seat {seat} is already free", status=409)
-        if seat == self.owner and not admin:
-            raise TableError("seat/own", "that is your own seat: use leave to give it up", status=409)
-        seats = list(self.seats)
-        seats[seat] = None
-        owner = self.owner
-        if owner == seat:
-            owner = next((i for i, s in enumerate(seats) if s is not None and not s.bot), None)
-        await self._save_seats(seats, owner)
-        who = "a club admin" if admin else "the table's owner"
-        for conn in [c for c in self.connections if c.seat == seat]:
-            conn.close(1000, f"{who} gave your seat to someone else")
-        return {"removed": seat}
-
-    async def _start(self, token: str | None, member: int | None) -> dict[str, object]:
-        self._require_owner(token, member)
-        if self.status != "waiting":
-            raise TableError("table/started", "the game has already started", status=409)
-        if any(s is None for s in self.seats):
-            raise TableError("table/not_full", "four players are needed: invite friends or add bots", status=409)
-        await self._journal(self.journal.started(self.id, self.clock.now()))
-        self.game = Game(self.settings.ruleset.rules, self.seed)
-        self.status = "playing"
-        now = self.clock.now()
-        for s in self.seats:  # a person who never connected is away from the start
-            if s is not None and not s.bot and s.connections == 0 and s.away_since is None:
-                s.away_since = now
-        for i, s in enumerate(self.seats):
-            if s is not None and s.away_since is not None:
-                self._grace_timers[i] = self._post_at(
-                    s.away_since + self.settings.timers.grace, GraceOver(i, s.away_since)
-                )
-        self._watch_presence()
-        self._after_change()
-        return {"started": True}
-
-    def _plan_rematch(self, token: str | None, member: int | None) -> dict[str, object]:
-        """The seats a rematch starts with (the same people, with the same tokens, and the bots), or
-        the rematch table if it is open already."""
-        self._require_owner(token, member)
-        if self.status != "over":
-            raise TableError("table/not_over", "you can play again once this game is over", status=409)
-        if self.rematch is not None:
-            return {"table": self.rematch}
-        if self._rematching:
-            raise TableError("table/rematch_pending", "the new table is being set up: a moment", status=409)
-        self._rematching = True
-        seats = [None if s is None else SeatState(s.name, s.token_hash, s.member, level=s.level) for s in self.seats]
-        return {"seats": seats, "owner": self.owner}
-
-    async def seat_everyone(self, seats: list[SeatState | None], owner: int | None) -> None:
-        """Seat these people and bots at a table that has not started (a rematch, before its task runs)."""
-        await self._save_seats(seats, owner)
-
-    # ------------------------------------------------------------ connections
-    def _attach(self, conn: Connection, token: str | None, member: int | None = None) -> dict[str, object]:
-        seat = self._seat_of(token, member)
-        conn.member = member
-        if seat is None and token is not None:
-            raise TableError("auth/bad_token", "that seat token is not valid at this table", status=403)
-        if seat is None:
-            conn.seat = None
-        else:
-            state = self.seats[seat]
-            assert state is not None
-            conn.seat, conn.token = seat, state.token_hash
-            state.connections += 1
-            if state.away_since is not None or state.substitute:  # the person is back: the seat is theirs again
-                state.away_since, state.substitute = None, False
-                self._cancel(self._grace_timers.pop(seat, None))
-                self._cancel(self._bot_timers.pop(seat, None))
-        self.connections.add(conn)
-        self._someone_here()
-        return {"seat": conn.seat}
-
-    def _detach(self, conn: Connection) -> None:
-        if conn not in self.connections:
-            return
-        self.connections.discard(conn)
-        self._left_at = self.clock.now()
-        self._watch_presence()
-        if conn.seat is None:
-            return
-        state = self.seats[conn.seat]
-        if state is None or state.token_hash != conn.token:
-            return
-        state.connections -= 1
-        if state.connections == 0 and self.status in ("waiting", "playing"):
-            since = self.clock.now()
-            state.away_since = since
-            if self.status == "playing":
-                seat = conn.seat
-                self._grace_timers[seat] = self._post_at(since + self.settings.timers.grace, GraceOver(seat, since))
-        self._publish()
-
-    # ------------------------------------------------------------ presence
-    def _people_here(self) -> bool:
-        """Whether anyone is at the table: a seated person, or someone watching."""
-        return any(not conn.closed for conn in self.connections)
-
-    def _watch_presence(self, extra: float = 0.0) -> None:
-        """If nobody is connected, pause the table once that has lasted the grace period."""
-        if self.status != "playing" or self._people_here() or self._empty_since is not None:
-            return
-        since = self._empty_since = self.clock.now()
-        self._cancel(self._presence_timer)
-        self._presence_timer = self._post_at(since + self.settings.timers.grace + extra, Deserted(since))
-
-    def _deserted(self, since: float) -> None:
-        """Nobody has been here for the grace period: stop every clock and bot until someone returns,
-        so that nobody's record fills with hands that only stand-ins played."""
-        if since != self._empty_since or self.status != "playing" or self._people_here():
-            return
-        self._cancel_all()
-        self.paused_since = self.clock.now()
-        self.deadline = None
-        self._presence_timer = self._post_at(self.paused_since + self.adjourn_after, Adjourn(self.paused_since))
-        log.info("table %s paused: nobody has been at it for %g s", self.id, self.settings.timers.grace)
-        self._publish()
-
-    def _adjourn(self, since: float) -> None:
-        """Paused for long: adjourned. The game stays stored; a seated person who opens the table
-        resumes it."""
-        if since != self.paused_since or self.status != "playing":
-            return
-        self.status = "adjourned"
-        self._publish()
-        for conn in list(self.connections):  # spectators: there is nothing to watch
-            conn.close(1001, "the table is adjourned")
-
-    def _adjourn_now(self) -> dict[str, object]:
-        """A club admin's adjournment: as if nobody had been here for a day, at once."""
-        if self.status != "playing":
-            raise TableError("table/not_started", "only a game being played can be adjourned", status=409)
-        self._cancel_all()
-        self.paused_since = self.clock.now()
-        self.deadline = None
-        self.status = "adjourned"
-        for conn in list(self.connections):  # 1000: the pages do not reconnect by themselves
-            conn.close(1000, "a club admin adjourned the table: open it again to play on")
-        log.info("table %s adjourned by a club admin", self.id)
-        return {"adjourned": True}
-
-    def _someone_here(self) -> None:
-        """Someone connected: the table goes on (with fresh clocks) if it was paused."""
-        self._empty_since = None
-        self._cancel(self._presence_timer)
-        self._presence_timer = None
-        if self.paused_since is None:
-            return
-        self.paused_since = None
-        if self.status == "adjourned":
-            self.status = "playing"
-        game = self.game
-        if game is not None and self.status == "playing":
-            now = self.clock.now()
-            for i, s in enumerate(self.seats):  # the others' grace periods start again now
-                if s is not None and not s.bot and s.connections == 0 and not s.substitute:
-                    s.away_since = now
-                    self._grace_timers[i] = self._post_at(now + self.settings.timers.grace, GraceOver(i, now))
-            self._arm_deadline(game)
-            self._schedule_bots()
-
-    def _grace_over(self, seat: int, since: float) -> None:
-        state = self.seats[seat]
-        if state is None or state.away_since != since or self.status != "playing":
-            return  # the person came back in time
-        self._grace_timers.pop(seat, None)
-        state.substitute = True
-        self._schedule_bots()
-        self._publish()
-
+    # ------------------------------------------------------------- publishing
     def _snapshot(self, conn: Connection) -> None:
         state = self.state.document(conn.seat)
         conn.seq += 1
@@ -1101,10 +810,6 @@ class TableActor:
             reply = getattr(pending, "reply", None)
             if reply is not None and not reply.done():
                 reply.set_exception(TableError("table/closed", "this table has closed", status=410))
-
-
-def _seat_record(seat: SeatState | None) -> SeatRecord | None:
-    return None if seat is None else SeatRecord(seat.name, seat.token_hash, member=seat.member, level=seat.level)
 
 
 def _timeout_action(game: Game, seat: int) -> Action:

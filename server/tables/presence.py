@@ -1,0 +1,136 @@
+"""Who is at a table (a part of `TableActor`): sockets coming and going, a person's grace period before
+a bot stands in, the pause when nobody is there, and adjournment."""
+
+from __future__ import annotations
+
+import logging
+
+from server.tables.connection import Connection
+from server.tables.errors import TableError
+from server.tables.messages import Adjourn, Deserted, GraceOver
+from server.tables.parts import TableParts
+
+__all__ = ["Presence"]
+
+log = logging.getLogger("sparrow.table")
+
+
+class Presence(TableParts):
+    """Connections and presence."""
+
+    def _attach(self, conn: Connection, token: str | None, member: int | None = None) -> dict[str, object]:
+        seat = self._seat_of(token, member)
+        conn.member = member
+        if seat is None and token is not None:
+            raise TableError("auth/bad_token", "that seat token is not valid at this table", status=403)
+        if seat is None:
+            conn.seat = None
+        else:
+            state = self.seats[seat]
+            assert state is not None
+            conn.seat, conn.token = seat, state.token_hash
+            state.connections += 1
+            if state.away_since is not None or state.substitute:  # the person is back: the seat is theirs again
+                state.away_since, state.substitute = None, False
+                self._cancel(self._grace_timers.pop(seat, None))
+                self._cancel(self._bot_timers.pop(seat, None))
+        self.connections.add(conn)
+        self._someone_here()
+        return {"seat": conn.seat}
+
+    def _detach(self, conn: Connection) -> None:
+        if conn not in self.connections:
+            return
+        self.connections.discard(conn)
+        self._left_at = self.clock.now()
+        self._watch_presence()
+        if conn.seat is None:
+            return
+        state = self.seats[conn.seat]
+        if state is None or state.token_hash != conn.token:
+            return
+        state.connections -= 1
+        if state.connections == 0 and self.status in ("waiting", "playing"):
+            since = self.clock.now()
+            state.away_since = since
+            if self.status == "playing":
+                seat = conn.seat
+                self._grace_timers[seat] = self._post_at(since + self.settings.timers.grace, GraceOver(seat, since))
+        self._publish()
+
+    # ------------------------------------------------------------ presence
+    def _people_here(self) -> bool:
+        """Whether anyone is at the table: a seated person, or someone watching."""
+        return any(not conn.closed for conn in self.connections)
+
+    def _watch_presence(self, extra: float = 0.0) -> None:
+        """If nobody is connected, pause the table once that has lasted the grace period."""
+        if self.status != "playing" or self._people_here() or self._empty_since is not None:
+            return
+        since = self._empty_since = self.clock.now()
+        self._cancel(self._presence_timer)
+        self._presence_timer = self._post_at(since + self.settings.timers.grace + extra, Deserted(since))
+
+    def _deserted(self, since: float) -> None:
+        """Nobody has been here for the grace period: stop every clock and bot until someone returns,
+        so that nobody's record fills with hands that only stand-ins played."""
+        if since != self._empty_since or self.status != "playing" or self._people_here():
+            return
+        self._cancel_all()
+        self.paused_since = self.clock.now()
+        self.deadline = None
+        self._presence_timer = self._post_at(self.paused_since + self.adjourn_after, Adjourn(self.paused_since))
+        log.info("table %s paused: nobody has been at it for %g s", self.id, self.settings.timers.grace)
+        self._publish()
+
+    def _adjourn(self, since: float) -> None:
+        """Paused for long: adjourned. The game stays stored; a seated person who opens the table
+        resumes it."""
+        if since != self.paused_since or self.status != "playing":
+            return
+        self.status = "adjourned"
+        self._publish()
+        for conn in list(self.connections):  # spectators: there is nothing to watch
+            conn.close(1001, "the table is adjourned")
+
+    def _adjourn_now(self) -> dict[str, object]:
+        """A club admin's adjournment: as if nobody had been here for a day, at once."""
+        if self.status != "playing":
+            raise TableError("table/not_started", "only a game being played can be adjourned", status=409)
+        self._cancel_all()
+        self.paused_since = self.clock.now()
+        self.deadline = None
+        self.status = "adjourned"
+        for conn in list(self.connections):  # 1000: the pages do not reconnect by themselves
+            conn.close(1000, "a club admin adjourned the table: open it again to play on")
+        log.info("table %s adjourned by a club admin", self.id)
+        return {"adjourned": True}
+
+    def _someone_here(self) -> None:
+        """Someone connected: the table goes on (with fresh clocks) if it was paused."""
+        self._empty_since = None
+        self._cancel(self._presence_timer)
+        self._presence_timer = None
+        if self.paused_since is None:
+            return
+        self.paused_since = None
+        if self.status == "adjourned":
+            self.status = "playing"
+        game = self.game
+        if game is not None and self.status == "playing":
+            now = self.clock.now()
+            for i, s in enumerate(self.seats):  # the others' grace periods start again now
+                if s is not None and not s.bot and s.connections == 0 and not s.substitute:
+                    s.away_since = now
+                    self._grace_timers[i] = self._post_at(now + self.settings.timers.grace, GraceOver(i, now))
+            self._arm_deadline(game)
+            self._schedule_bots()
+
+    def _grace_over(self, seat: int, since: float) -> None:
+        state = self.seats[seat]
+        if state is None or state.away_since != since or self.status != "playing":
+            return  # the person came back in time
+        self._grace_timers.pop(seat, None)
+        state.substitute = True
+        self._schedule_bots()
+        self._publish()
