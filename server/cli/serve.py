@@ -174,6 +174,15 @@ def run(args: argparse.Namespace) -> int:
             if args.listen_fd is None:  # (a worker's port is announced by the process that watches it)
                 print(f"Sparrow is serving on http://{_display(args.host)}:{port}  (Ctrl+C stops it)", flush=True)
             helpers = [asyncio.create_task(tame())]
+            lost: list[str] = []
+
+            def lose(why: str) -> None:
+                log.critical("%s: this server stops, so that no table runs in two servers", why)
+                lost.append(why)
+                server.should_exit = True
+
+            if lock is not None:
+                helpers.append(asyncio.create_task(lock.keep(lose)))
             if metrics_server is not None:
                 helpers.append(asyncio.create_task(metrics.watch(lambda: getattr(app.state, "lobby", None))))
             try:
@@ -181,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
             finally:
                 for helper in helpers:
                     helper.cancel()
-            return 0
+            return 1 if lost else 0
         finally:
             if lock is not None:
                 await lock.release()

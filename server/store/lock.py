@@ -5,14 +5,19 @@ started to share a PostgreSQL database (``--redis``, server/cluster) hold it tog
 SQLite: an exclusive ``flock`` on the database file. PostgreSQL: a session advisory lock held
 by a connection of its own. The operating system (or PostgreSQL, when the connection drops) releases
 either when the process ends, however it ends, so a server killed with ``kill -9`` never blocks the
-next one.
+next one. The same is true when only the lock's connection drops (PostgreSQL restarted, or the
+network failed), so `DatabaseLock.keep` takes the lock again on a new connection, and stops the
+server if another one took the database meanwhile.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
+import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -23,6 +28,9 @@ __all__ = ["DatabaseBusy", "DatabaseLock", "hold"]
 
 # pg_advisory_lock takes a bigint; this one is b"sparrow\0" read as a number.
 ADVISORY_KEY = int.from_bytes(b"sparrow\0", "big", signed=True)
+KEEP_EVERY = 2.0  # seconds between looks at the lock's connection
+
+log = logging.getLogger("sparrow.lock")
 
 
 class DatabaseBusy(RuntimeError):
@@ -32,16 +40,22 @@ class DatabaseBusy(RuntimeError):
 class DatabaseLock(Protocol):
     """A held lock."""
 
+    async def keep(self, lost: Callable[[str], None]) -> None:
+        """Hold the lock for as long as this task runs; ``lost`` is told why, should it be lost."""
+
     async def release(self) -> None:
         """Let the database go."""
 
 
 class _NoLock:
+    async def keep(self, lost: Callable[[str], None]) -> None:
+        return None
+
     async def release(self) -> None:
         return None
 
 
-class _FileLock:
+class _FileLock(_NoLock):  # (the open file holds it: nothing can take it away)
     def __init__(self, fd: int) -> None:
         self.fd = fd
 
@@ -51,8 +65,31 @@ class _FileLock:
 
 
 class _AdvisoryLock:
-    def __init__(self, connection: asyncpg.Connection) -> None:
-        self.connection = connection
+    def __init__(self, connection: asyncpg.Connection, dsn: str, take: str, where: str) -> None:
+        self.connection, self.dsn, self.take, self.where = connection, dsn, take, where
+
+    async def keep(self, lost: Callable[[str], None]) -> None:
+        """Every `KEEP_EVERY` seconds, check that the lock's connection is alive; when it is not, take
+        the lock again on a new one. If another server took it meanwhile, tell ``lost`` and return."""
+        while True:
+            await asyncio.sleep(KEEP_EVERY)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.connection.fetchval("SELECT 1"), KEEP_EVERY)
+                continue  # alive: the lock is still this process's
+            with contextlib.suppress(Exception):
+                self.connection.terminate()
+            try:
+                connection = await asyncpg.connect(self.dsn, timeout=10)
+            except Exception as exc:
+                log.warning("the database lock's connection dropped; %s cannot be reached (%s)", self.where, exc)
+                continue
+            if await connection.fetchval(f"SELECT {self.take}($1)", ADVISORY_KEY):
+                self.connection = connection
+                log.warning("the database lock's connection dropped; the lock is held again on a new one")
+                continue
+            await connection.close()
+            lost(f"another Sparrow server took the database {self.where} while this one's lock connection was down")
+            return
 
     async def release(self) -> None:
         with contextlib.suppress(Exception):
@@ -76,12 +113,12 @@ async def hold(url: str, *, shared: bool = False) -> DatabaseLock:
         dsn = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
         connection = await asyncpg.connect(dsn, timeout=10)
         take = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
+        where = parsed.render_as_string(hide_password=True)
         if not await connection.fetchval(f"SELECT {take}($1)", ADVISORY_KEY):
             await connection.close()
-            where = parsed.render_as_string(hide_password=True)
             other = "a Sparrow server on its own" if shared else "another Sparrow server"
             raise DatabaseBusy(f"{other} is using the database {where}; stop it first, or use another --db")
-        return _AdvisoryLock(connection)
+        return _AdvisoryLock(connection, dsn, take, where)
     return _NoLock()
 
 

@@ -4,15 +4,20 @@ without touching a table; after a kill -9 the next server starts at once."""
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import socket
+import time
 from pathlib import Path
 
+import asyncpg
 import httpx
 import psutil  # type: ignore[import-untyped]
 import pytest
 from dbkit import BACKENDS, fresh_database
 from processkit import ServerProcess, free_port
+
+from server.store.lock import ADVISORY_KEY
 
 pytestmark = pytest.mark.asyncio
 
@@ -95,3 +100,54 @@ async def test_the_journal_writer_process_does_not_hold_the_port(tmp_path: Path)
             assert not held, f"{child.cmdline()} holds port {server.port}"
     finally:
         server.stop()
+
+
+async def test_a_dropped_lock_connection_is_taken_again_and_a_server_that_lost_its_database_stops(
+    tmp_path: Path,
+) -> None:
+    """PostgreSQL lets the lock go when its connection drops (a restart, the network): the server takes
+    it again, so a second server is still refused; if another takes the database first, it stops."""
+    async with fresh_database("postgresql", tmp_path) as url:
+        first = ServerProcess(url, free_port(), tmp_path, log="first.log")
+        admin = await asyncpg.connect(url.replace("+asyncpg", ""))
+        holders = (
+            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = "
+            "(SELECT oid FROM pg_database WHERE datname = current_database())"
+        )
+        try:
+            await first.start()
+            table = await _one_table(first)
+            dropped = await admin.fetchval(holders)
+            assert dropped is not None
+            await admin.execute("SELECT pg_terminate_backend($1)", dropped)
+            deadline = time.monotonic() + 20
+            while (await admin.fetchval(holders)) in (None, dropped):  # taken again, on a new connection
+                assert time.monotonic() < deadline, first.log.read_text()
+                await asyncio.sleep(0.2)
+            second = ServerProcess(url, free_port(), tmp_path, log="second.log")
+            assert second.spawn().wait(timeout=60) == 2  # still refused
+            assert await _status(first, table) == "playing"
+
+            for _ in range(5):  # drop it again, and take the database first (as another server would)
+                await admin.execute("SELECT pg_terminate_backend($1)", await admin.fetchval(holders))
+                if await _grab(admin):
+                    break
+            else:
+                raise AssertionError("the server always took the lock back first")
+            assert first.proc is not None and await asyncio.to_thread(first.proc.wait, 20) == 1
+            said = first.log.read_text()
+            assert "took the database" in said and "this server stops" in said, said
+            assert "Traceback" not in said, said
+        finally:
+            first.stop()
+            await admin.close()
+
+
+async def _grab(admin: asyncpg.Connection) -> bool:
+    """Take the server lock on ``admin``'s database within a second of its holder's end."""
+    deadline = time.monotonic() + 1
+    while time.monotonic() < deadline:
+        if await admin.fetchval("SELECT pg_try_advisory_lock($1)", ADVISORY_KEY):
+            return True
+        await asyncio.sleep(0.005)
+    return False
