@@ -46,7 +46,7 @@ class Sampler:
 
     ``timeline`` keeps every sample's time and both processes' CPU seconds, so that a stretch of the
     run can be told apart: on a virtual machine the same play may take half as much CPU again for
-    tens of seconds while the host is busy (docs/benchmarks.md, "the machine's speed, window by window").
+    tens of seconds while the host is busy (docs/benchmarks.md, "Live tables: the machine's speed").
     """
 
     def __init__(self, server: psutil.Process | None, me: psutil.Process) -> None:

@@ -50,8 +50,8 @@ def windows(
 
     With the ``sampler``, each window also says how much CPU the server and the client used in it,
     and the server's CPU per intent completed: the play is the same from window to window, so when
-    that figure rises the machine has slowed down, not the code (docs/benchmarks.md, "the machine's
-    speed, window by window").
+    that figure rises the machine has slowed down, not the code (docs/benchmarks.md, "Live tables: the
+    machine's speed").
     """
     groups: dict[int, list[float]] = {}
     for latency, at in zip(latencies, completed, strict=True):
