@@ -104,7 +104,7 @@ class Seating(TableParts):
         seats[seat] = None
         owner = self.owner
         if owner == seat:  # the table passes to the next person still seated
-            owner = next((i for i, s in enumerate(seats) if s is not None and not s.bot), None)
+            owner = _first_person(seats)
         await self._save_seats(seats, owner)
         for conn in [c for c in self.connections if c.seat == seat]:
             conn.close(1000, "you left the seat")
@@ -150,7 +150,7 @@ class Seating(TableParts):
         seats[seat] = None
         owner = self.owner
         if owner == seat:
-            owner = next((i for i, s in enumerate(seats) if s is not None and not s.bot), None)
+            owner = _first_person(seats)
         await self._save_seats(seats, owner)
         who = "a club admin" if admin else "the table's owner"
         for conn in [c for c in self.connections if c.seat == seat]:
@@ -200,3 +200,8 @@ class Seating(TableParts):
 
 def _seat_record(seat: SeatState | None) -> SeatRecord | None:
     return None if seat is None else SeatRecord(seat.name, seat.token_hash, member=seat.member, level=seat.level)
+
+
+def _first_person(seats: list[SeatState | None]) -> int | None:
+    """The seat a table passes to when its owner's is freed: the first person still seated."""
+    return next((i for i, s in enumerate(seats) if s is not None and not s.bot), None)
