@@ -547,7 +547,8 @@ class TableActor(Seating, Presence):
             if conn.seat is None:
                 raise TableError("chat/spectator", "spectators can read the chat but not write in it")
             state = self.seats[conn.seat]
-            assert state is not None
+            if state is None or state.token_hash != conn.token:  # the seat was freed (and maybe retaken)
+                raise TableError("seat/not_yours", "this socket no longer holds a seat at this table")
             text = clean_text(msg.text, "a chat message", CHAT_MAX)
             line: dict[str, object] = {"seat": conn.seat, "name": state.name, "text": text, "at": _ms(self.clock.now())}
             await self._journal(self.journal.chat(self.id, line))

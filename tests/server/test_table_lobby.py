@@ -142,6 +142,40 @@ async def test_spectators_see_no_concealed_tiles_and_cannot_act() -> None:
     assert watcher.answers[request]["d"]["reason"] == "seat/spectator"
 
 
+async def test_chat_from_a_seat_freed_meanwhile_is_refused_and_the_table_plays_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A chat line already in the inbox when its seat is given back (leave, or the owner's remove)
+    once failed the table (six such lines closed it), and, with the seat taken again meanwhile,
+    was shown under the new person's name."""
+    kit = Kit()
+    table, owner = await create(kit)
+    actor = kit.lobby.get(table)
+    for n in range(12):
+        retaken = n % 2 == 1  # Cy takes the freed seat before the line is handled
+        bob = await actor.ask(Join("Bob"))
+        client = Client(actor, bob["token"])  # type: ignore[index]
+        await client.attach()
+        leave, join = Leave(bob["token"]), Join("Cy")  # type: ignore[index]
+        actor.post(leave)
+        if retaken:
+            actor.post(join)
+        request = client.chat("I am Cy")
+        await kit.settle(actor)
+        assert leave.reply.result() == {"left": 1}
+        assert client.conn.close_code == 1000 and request not in client.answers  # closed: nothing more is sent
+        if retaken:
+            assert await actor.ask(Leave(join.reply.result()["token"])) == {"left": 1}  # type: ignore[index]
+    assert actor.status == "waiting" and not actor.chat
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+    ann = Client(actor, owner)
+    await ann.attach()
+    request = ann.chat("still here")
+    await kit.settle(actor)
+    ann.pump()
+    assert ann.answers[request]["t"] == "ack" and [m["text"] for m in ann.state["chat"]] == ["still here"]
+
+
 async def test_chat_history_is_kept_to_the_last_50_lines() -> None:
     kit = Kit()
     actor, clients = await kit.table(humans=1)
