@@ -66,12 +66,16 @@ async def body(request: Request) -> dict[str, Any]:
 
     :raises TableError: (400/413) when it is too big, not JSON, or not an object.
     """
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise TableError("input/too_large", f"a request body may be at most {MAX_BODY} bytes", status=413)
+    chunks, size = [], 0
+    async for chunk in request.stream():  # read no further than the limit: a body is not held whole first
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise TableError("input/too_large", f"a request body may be at most {MAX_BODY} bytes", status=413)
+        chunks.append(chunk)
+    raw = b"".join(chunks)
     try:
         data = json.loads(raw or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: arrays or objects nested too deep
         raise TableError("input/malformed", "the request body must be a JSON object") from None
     if not isinstance(data, dict):
         raise TableError("input/malformed", "the request body must be a JSON object")

@@ -11,10 +11,13 @@ from typing import Any
 import httpx
 import pytest
 from livekit import LiveClient, LiveServer, turn_seat
+from starlette.requests import Request
 from websockets.exceptions import InvalidStatus
 
 from game.notation import parse_tiles
 from game.view import view
+from server import api
+from server.tables.errors import TableError
 from server.ws import SocketConfig
 
 
@@ -334,6 +337,32 @@ async def test_bad_api_requests_are_refused_with_a_reason(live: LiveServer) -> N
     _refusal(await live.post(f"/api/tables/{table_id}/join", {"name": "Eve"}), 409, "table/started")
     shown = (await live.http.get(f"/api/tables/{table_id}")).json()
     assert shown["status"] == "playing" and [s["name"] for s in shown["seats"]] == ["Ann", "Bob", "Cy", "Di"]
+
+
+@pytest.mark.asyncio
+async def test_a_huge_body_is_refused_without_being_read_whole() -> None:
+    """A body over the limit was read to its end, and held, before it was refused: a few uploads of
+    a gigabyte (to the login, which anyone may call) took the server's memory."""
+    chunk, chunks, read = 4096, 2000, 0
+
+    async def receive() -> dict[str, Any]:
+        nonlocal read
+        read += 1
+        return {"type": "http.request", "body": b" " * chunk, "more_body": read < chunks}
+
+    request = Request({"type": "http", "method": "POST", "headers": []}, receive)
+    with pytest.raises(TableError) as refused:
+        await api.body(request)
+    assert refused.value.reason == "input/too_large" and refused.value.status == 413
+    assert read * chunk <= api.MAX_BODY + chunk  # stopped at the limit
+
+
+@pytest.mark.asyncio
+async def test_a_body_nested_too_deep_is_refused_as_malformed(live: LiveServer) -> None:
+    for raw in (b"[" * 5000, b'{"player": ' + b"[" * 3000 + b"]" * 3000 + b"}", b'{"a": ' + b'{"a": ' * 2500):
+        _refusal(await live.post("/api/tables", content=raw), 400, "input/malformed")
+        _refusal(await live.post("/api/club/login", content=raw), 400, "input/malformed")
+    assert (await live.http.get("/api/tables")).json() == {"tables": []}
 
 
 # ------------------------------------------------------ the outside tester's messages
