@@ -227,7 +227,7 @@ async def set_origins(request: Request) -> object:
 
 def _member_id(request: Request) -> int:
     text = request.path_params["member_id"]
-    if not text.isdigit() or len(text) > 12:
+    if not (text.isascii() and text.isdigit()) or len(text) > 12:  # not "²", which int() refuses
         raise TableError("club/no_member", "there is no such member", status=404)
     return int(text)
 

@@ -73,7 +73,7 @@ def history_pages() -> list[BaseRoute]:
         running = game.status == "playing"
         last = game.hands + 1 if running else game.hands  # a running game's hand in progress has a replay too
         text = request.path_params["number"]
-        number = int(text) if text.isdigit() and len(text) < 6 else 0
+        number = int(text) if text.isascii() and text.isdigit() and len(text) < 6 else 0
         if not 1 <= number <= last:
             return missing(request, "No such hand", f"This game has hands 1 to {last}." if last else "No hand yet.")
         context = {

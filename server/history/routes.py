@@ -54,7 +54,10 @@ _NO_DB = ("history/no_database", "this server keeps no history (it runs without 
 def _whole(text: str | None, default: int, low: int, high: int) -> int | None:
     if text is None:
         return default
-    return int(text) if text.isdigit() and low <= int(text) <= high else None
+    # ASCII digits only: str.isdigit also takes "²", which int() refuses; and int() refuses over 4,300 digits.
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+        return None
+    return int(text) if low <= int(text) <= high else None
 
 
 async def api_games(request: Request) -> Response:

@@ -109,3 +109,12 @@ async def test_an_admin_adjourns_a_game_and_the_next_visitor_resumes_it(club: An
     await back.hello(table, None)
     await back.wait_for(lambda: back.state["table"]["status"] == "playing", "the game to resume")
     assert back.state["seat"] == 0
+
+
+async def test_a_member_id_that_is_not_plain_digits_is_no_member(club: Any) -> None:
+    live, ann, bob = club
+    for member in ("²", "٢", "1" * 13, "-2"):  # "²" passes str.isdigit but not int(): it was a 500
+        for path in (f"/api/club/members/{member}", f"/api/club/members/{member}/reset"):
+            refused = await ann.post(path, json={"disabled": True})
+            assert refused.status_code == 404 and refused.json()["error"]["reason"] == "club/no_member", path
+    assert (await ann.post("/api/club/members/2", json={"admin": False})).status_code == 200

@@ -170,3 +170,21 @@ async def test_a_finished_tables_address_leads_to_its_game_in_the_history(club: 
     assert (await http.get(page.headers["location"])).status_code == 200
     assert (await http.get(f"/t/{games['running'].id}")).status_code == 200  # a running game is its table
     assert (await http.get("/t/nosuchtable0")).status_code == 404
+
+
+async def test_numbers_in_the_address_that_are_not_plain_digits_are_refused(club: Any) -> None:
+    """ "²" passes str.isdigit but not int(), nor do 5,000 digits: each was a 500 with a traceback."""
+    http, games = club
+    running, done = games["running"].id, games["done"].id
+    for query in ({"limit": "²"}, {"offset": "²"}, {"offset": "1" * 5000}, {"limit": "٣"}):
+        refused = await http.get("/api/games", params=query)
+        assert refused.status_code == 400 and refused.json()["error"]["reason"] == "input/bad_query", query
+    for path in (
+        f"/api/games/{done}/hands/²",
+        f"/api/games/{done}/hands/1?seat=²",
+        f"/api/games/{running}/hands/1?seat=²",
+    ):
+        refused = await http.get(path)
+        assert refused.status_code == 400 and refused.json()["error"]["reason"] == "input/bad_query", path
+    assert (await http.get(f"/games/{done}/hands/²")).status_code == 404
+    assert (await http.get(f"/api/games/{done}/hands/1?seat=0")).status_code == 200
