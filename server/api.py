@@ -12,6 +12,7 @@ from starlette.responses import JSONResponse, Response
 
 from server.club.sessions import SESSION_COOKIE
 from server.club.store import Member
+from server.protocol import lone_surrogates
 from server.tables.errors import TableError
 
 __all__ = ["MAX_BODY", "Handler", "api", "body", "member"]
@@ -79,6 +80,8 @@ async def body(request: Request) -> dict[str, Any]:
         raise TableError("input/malformed", "the request body must be a JSON object") from None
     if not isinstance(data, dict):
         raise TableError("input/malformed", "the request body must be a JSON object")
+    if b"\\u" in raw and lone_surrogates(data):  # a token or code with one failed where it was hashed
+        raise TableError("input/malformed", "text in the request body may not hold a lone surrogate such as \\ud800")
     return data
 
 

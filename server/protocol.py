@@ -20,6 +20,7 @@ __all__ = [
     "ClientResync",
     "MAX_FRAME",
     "ProtocolError",
+    "lone_surrogates",
     "parse_client_msg",
 ]
 
@@ -107,6 +108,8 @@ def parse_client_msg(frame: str | bytes) -> ClientMsg:
     request = data.get("id")
     if request is not None and not _whole(request):
         raise ProtocolError("message/bad_id", f"a request id must be a whole number from 0 to {MAX_ID}")
+    if "\\u" in frame and lone_surrogates(data):  # a token with one failed the table where it was hashed
+        raise ProtocolError("message/malformed", "text may not hold a lone surrogate such as \\ud800", request)
     body = data.get("d", {})
     if not isinstance(body, dict):
         raise ProtocolError("message/malformed", 'the message body "d" must be an object', request)
@@ -138,6 +141,26 @@ def parse_client_msg(frame: str | bytes) -> ClientMsg:
     raise ProtocolError(
         "message/unknown", f"unknown message type {tag!r}; expected hello, act, chat, resync or ping", request
     )
+
+
+def lone_surrogates(data: object) -> bool:
+    """Whether a string in parsed JSON ``data`` (a key or a value) holds a lone surrogate, which only a
+    ``\\ud800``-style escape can make: such text cannot be encoded (hashed, stored, sent) as UTF-8.
+    """
+    pending = [data]
+    while pending:  # not recursive: a body may nest as deep as the JSON parser went
+        value = pending.pop()
+        if isinstance(value, dict):
+            pending.extend(value)
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+        elif isinstance(value, str) and not value.isascii():
+            try:
+                value.encode()
+            except UnicodeEncodeError:
+                return True
+    return False
 
 
 def _whole(value: object) -> bool:

@@ -133,6 +133,34 @@ async def test_bad_hello_is_refused_and_the_socket_closed_with_1008(live: LiveSe
 
 
 @pytest.mark.asyncio
+async def test_a_lone_surrogate_is_refused_before_it_reaches_a_table(
+    live: LiveServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A seat token holding a lone surrogate (the JSON escape \\ud800 alone) failed the table where
+    it was hashed: six hellos, or six API calls, from anyone closed any table they could name."""
+    table_id, clients = await live.playing()
+    lone = '"\\ud800"'  # as JSON text: a string of one lone surrogate
+    for _ in range(7):
+        intruder = await live.connect()
+        await intruder.ws.send(f'{{"t": "hello", "d": {{"table": "{table_id}", "token": {lone}}}}}')
+        await intruder.frame(_refused("message/malformed"), "a lone surrogate refused")
+        assert await intruder.closed() == 1008
+        for route in ("leave", "start", "bots", "remove", "rematch"):
+            raw = f'{{"token": {lone}, "seat": 1}}'.encode()
+            _refusal(await live.post(f"/api/tables/{table_id}/{route}", content=raw), 400, "input/malformed")
+    mover = clients[turn_seat(clients[0])]
+    for raw, request in ((f'{{"t": "chat", "id": 7, "d": {{"text": {lone}}}}}', 7), (f'{{"{lone[1:-1]}": 1}}', None)):
+        mark = mover.mark()
+        await mover.ws.send(raw)
+        await mover.frame(_refused("message/malformed", request), "a lone surrogate refused", after=mark)
+    answer = await mover.request("chat", {"text": "\N{GRINNING FACE}"})  # sent as the pair \\ud83d\\ude00
+    assert answer["t"] == "ack", answer
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+    assert (await live.http.get(f"/api/tables/{table_id}")).json()["status"] == "playing"
+    await _plays_on(clients)
+
+
+@pytest.mark.asyncio
 async def test_socket_that_never_says_hello_is_closed_with_1008() -> None:
     async with LiveServer.running(socket_config=SocketConfig(hello_timeout=0.2)) as live:
         table_id, clients = await live.playing()
