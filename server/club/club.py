@@ -388,9 +388,8 @@ class Club:
 
     async def set_mode(self, admin: Member | None, mode: object) -> None:
         """Set the club mode (one of `MODES`)."""
-        if mode not in MODES:
+        if not isinstance(mode, str) or mode not in MODES:
             raise TableError("club/bad_mode", f"the club mode must be one of {', '.join(MODES)}")
-        assert isinstance(mode, str)
         await self._store().set_setting("mode", {"mode": mode})
         self.mode = mode
         await self._audit(admin, "club mode", mode, MODES[mode])
@@ -419,7 +418,7 @@ class Club:
 
     async def set_defaults(self, admin: Member, ruleset_name: object, timers: object) -> None:
         """The ruleset and timers the lobby's form offers for a new table."""
-        if ruleset_name not in RULESETS:
+        if not isinstance(ruleset_name, str) or ruleset_name not in RULESETS:
             raise TableError("table/bad_rules", f"the ruleset must be one of {', '.join(RULESETS)}")
         chosen = {"ruleset": ruleset_name, "timers": Timers.from_json(timers).to_json()}
         await self._store().set_setting("defaults", chosen)

@@ -118,3 +118,12 @@ async def test_a_member_id_that_is_not_plain_digits_is_no_member(club: Any) -> N
             refused = await ann.post(path, json={"disabled": True})
             assert refused.status_code == 404 and refused.json()["error"]["reason"] == "club/no_member", path
     assert (await ann.post("/api/club/members/2", json={"admin": False})).status_code == 200
+
+
+async def test_a_mode_or_ruleset_that_is_not_a_name_is_refused(club: Any) -> None:
+    live, ann, bob = club
+    for bad in ([], {}, ["open"], {"a": 1}):  # a list or an object was a 500 (unhashable in the set of names)
+        refused = await ann.post("/api/club/mode", json={"mode": bad})
+        assert refused.status_code == 400 and refused.json()["error"]["reason"] == "club/bad_mode", bad
+        refused = await ann.post("/api/club/defaults", json={"ruleset": bad})
+        assert refused.status_code == 400 and refused.json()["error"]["reason"] == "table/bad_rules", bad
