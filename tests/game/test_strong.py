@@ -69,6 +69,20 @@ def test_keeps_a_dragon_pair_over_a_lone_terminal() -> None:
     assert StrongBot().decide(seen) == Action(ActionType.DISCARD, T("9d"))
 
 
+def test_waits_on_a_wind_the_others_throw_rather_than_a_middle_tile_with_more_copies_to_come() -> None:
+    """Ready either way: throwing the North leaves a wait on the 5c (three copies unseen), throwing the
+    5c a wait on the North (two unseen: West threw one). The others throw a wind, and one they have
+    thrown before, sooner than a middle tile they may need, so the bot keeps the North.
+    """
+    seen = dealer_view("123b 456b 789c 999d 5c", "N")
+    north = T("N")
+    visible = list(seen.visible)
+    visible[north] += 1
+    seen = dataclasses.replace(seen, discards=(SeenDiscard(1, north),), visible=tuple(visible))
+    assert after_discard(seen, T("5c")) == (0, 2) and after_discard(seen, north) == (0, 3)
+    assert StrongBot().decide(seen) == Action(ActionType.DISCARD, T("5c"))
+
+
 def test_throws_a_safe_tile_against_three_sets_of_one_suit_when_its_hand_is_far() -> None:
     """South has three bamboo sets on the table and four tiles left, and threw 7c last; the dealer's
     hand is far from ready, so it throws that 7c rather than any bamboo.
