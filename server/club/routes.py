@@ -63,8 +63,16 @@ def _logged_out(answer: dict[str, object]) -> Response:
 
 
 def _safe_next(target: str | None) -> str:
-    """Where to go after logging in: a path on this server only (never another site)."""
-    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
+    """Where to go after logging in: a path on this server only (never another site). A browser drops
+    tabs and newlines from an address before reading it, so "/<tab>/evil.example" would be "//evil.example",
+    another site: any control character refuses the target."""
+    if (
+        target
+        and target.startswith("/")
+        and not target.startswith("//")
+        and "\\" not in target
+        and all(" " <= c != "\x7f" for c in target)
+    ):
         return target
     return "/"
 

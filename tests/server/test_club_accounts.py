@@ -167,6 +167,22 @@ async def test_cross_site_posts_are_refused_and_change_nothing(
         assert (await ann.get("/api/tables")).json()["tables"] == []
 
 
+async def test_after_logging_in_the_login_page_sends_people_only_to_a_page_of_this_server(sqlite_url: str) -> None:
+    # A browser drops tabs and newlines from an address: "/\t/evil.example" is "//evil.example", another site.
+    async with club_server(sqlite_url) as live, browser(live) as visitor:
+        for target, kept in (
+            ("/players/Ann Lee", "/players/Ann Lee"),
+            ("//evil.example", "/"),
+            ("/\\evil.example", "/"),
+            ("/\t/evil.example", "/"),
+            ("/\n/evil.example", "/"),
+            ("/\r//evil.example", "/"),
+        ):
+            page = await visitor.get("/login", params={"next": target})
+            assert page.status_code == 200
+            assert f'data-next="{kept}"' in page.text, target
+
+
 async def test_no_page_api_answer_or_socket_frame_carries_a_hash_a_secret_or_an_invitation(
     sqlite_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
