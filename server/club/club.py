@@ -246,9 +246,12 @@ class Club:
 
     async def first_admin_link(self) -> str | None:
         """A one-time link to become the first admin, while the club has no admin (None once it has)."""
-        if self.store is None or any(m.admin and not m.disabled for m in self.members.values()):
+        if self.store is None or self._has_admin():
             return None
         return self.link(await self.invite(None, "admin", ttl=FIRST_ADMIN_TTL))
+
+    def _has_admin(self) -> bool:
+        return any(m.admin and not m.disabled for m in self.members.values())
 
     async def invitation(self, code: object) -> dict[str, object]:
         """What an unused invitation is for (shown on its page before it is used).
@@ -261,6 +264,11 @@ class Club:
         if found is None:
             raise TableError(
                 "club/bad_invitation", "that invitation link is not valid: it was used, or it expired", status=404
+            )
+        if found.kind == "admin" and found.name is None and self._has_admin():
+            # A first-admin link (printed at each start while there was no admin) is for the first one only.
+            raise TableError(
+                "club/bad_invitation", "that link was for the club's first admin, and it has one", status=404
             )
         named = self.members[found.member].name if found.member in self.members else found.name
         return {"kind": found.kind, "name": named}

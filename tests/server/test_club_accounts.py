@@ -57,6 +57,20 @@ async def test_a_new_club_lets_nobody_in_until_the_first_admin_uses_the_printed_
             assert (await mallory.get(f"/welcome/{code}")).status_code == 404
 
 
+async def test_a_first_admin_link_printed_at_an_earlier_start_stops_working_once_the_club_has_an_admin(
+    sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with club_server(sqlite_url):
+        earlier = first_admin_code(capsys.readouterr().out)  # still in the journal's log for a day
+    async with club_server(sqlite_url) as live, browser(live) as ann, browser(live) as mallory:
+        await become(ann, first_admin_code(capsys.readouterr().out))
+        assert (await mallory.get(f"/api/club/invitation/{earlier}")).status_code == 404
+        again = await mallory.post("/api/club/welcome", json={"code": earlier, "name": "Mal", "password": PASSWORD})
+        assert again.status_code == 404 and again.json()["error"]["reason"] == "club/bad_invitation"
+        members = (await ann.get("/api/club/admin")).json()["members"]
+        assert [m["name"] for m in members] == ["Ann"]
+
+
 async def test_an_invited_member_logs_in_on_a_second_device_and_gets_their_seat_back(
     sqlite_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
