@@ -17,6 +17,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from game.rulesets import RULESETS
+from server.club.sessions import GUEST_COOKIE, GUEST_MAX_AGE
 from server.lobby import Lobby
 from server.rulebook import rule_book
 from server.store.journal import SqlJournal
@@ -123,7 +124,21 @@ def page_routes(templates_dir: Path = TEMPLATES, static_dir: Path = STATIC) -> l
             if exc.status == 404 and await _ended(request, table_id):  # its game is over: see it in the history
                 return RedirectResponse(request.url_for("game_page", game_id=table_id), status_code=303)
             return render(request, "missing.html", {"table_id": table_id, "message": exc.message}, status=exc.status)
-        return render(request, "table.html", {"table_id": table_id, "table_name": table["name"], "name_max": NAME_MAX})
+        page = render(request, "table.html", {"table_id": table_id, "table_name": table["name"], "name_max": NAME_MAX})
+        guest = request.query_params.get("guest")
+        if guest and request.scope.get("sparrow.guest") == table_id:
+            # The page's script calls the API and opens the socket without the pass in their addresses:
+            # the browser keeps it (`server.club.gate.Gate` reads it there) for as long as it is valid.
+            page.set_cookie(
+                GUEST_COOKIE,
+                guest,
+                max_age=GUEST_MAX_AGE,
+                httponly=True,
+                samesite="lax",
+                secure=request.url.scheme == "https",
+                path="/",
+            )
+        return page
 
     async def rules_page(request: Request) -> Response:
         return render(request, "rules.html", {"book": Markup(rule_book().html)})

@@ -301,8 +301,9 @@ async def test_in_invite_mode_a_guest_link_opens_one_table_only(
         other = (await ann.post("/api/tables", json={"name": "Other"})).json()["table"]
         link = (await ann.post(f"/api/tables/{table}/guest", json={})).json()["link"]
         assert (await guest.get(f"/t/{table}")).status_code == 303  # not without the link
-        assert (await guest.get(link)).status_code == 200
-        guest.cookies.set("sparrow_guest", link.split("guest=", 1)[1])
+        opened = await guest.get(link)  # the page's script then calls the API and the socket without the pass
+        assert opened.status_code == 200 and "httponly" in opened.headers["set-cookie"].lower()
+        assert guest.cookies["sparrow_guest"] == link.split("guest=", 1)[1]
         joined = await guest.post(f"/api/tables/{table}/join", json={"name": "Visitor"})
         assert joined.status_code == 200, joined.text
         assert (await guest.post(f"/api/tables/{other}/join", json={"name": "Visitor"})).status_code == 401
