@@ -8,7 +8,7 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from game.rules import Rules
@@ -19,6 +19,8 @@ from server.tables.journal import STAND_IN
 __all__ = ["game_detail", "list_games", "player_record"]
 
 LISTED = ("playing", "over", "stopped")  # a table still waiting for players has no history yet
+# A private table is reached only through its link (its id): the lists name it once its game has ended.
+SHOWN = or_(GameRow.public.is_(True), GameRow.status != "playing")
 
 
 def _iso(when: datetime | None) -> str | None:
@@ -52,8 +54,8 @@ async def list_games(
 ) -> dict[str, Any]:
     """Games newest first (running and finished), optionally only those ``player`` sat in (a
     ``member``: under any of their names)."""
-    query = select(GameRow).where(GameRow.status.in_(LISTED))
-    count = select(func.count()).select_from(GameRow).where(GameRow.status.in_(LISTED))
+    query = select(GameRow).where(GameRow.status.in_(LISTED), SHOWN)
+    count = select(func.count()).select_from(GameRow).where(GameRow.status.in_(LISTED), SHOWN)
     if player:
         person = SeatRow.member_id == member if member is not None else SeatRow.name == player
         sat = select(SeatRow.game_id).where(person, SeatRow.bot.is_(False))
@@ -139,7 +141,15 @@ async def player_record(session: AsyncSession, name: str, member: int | None = N
     )
     sat = (
         await session.execute(
-            select(SeatRow.game_id, SeatRow.seat, SeatRow.score, GameRow.status, GameRow.created_at, GameRow.options)
+            select(
+                SeatRow.game_id,
+                SeatRow.seat,
+                SeatRow.score,
+                GameRow.status,
+                GameRow.created_at,
+                GameRow.options,
+                GameRow.public,
+            )
             .join(GameRow, GameRow.id == SeatRow.game_id)
             .where(person, SeatRow.bot.is_(False), GameRow.status.in_(LISTED))
             .order_by(GameRow.created_at)
@@ -159,9 +169,10 @@ async def player_record(session: AsyncSession, name: str, member: int | None = N
     values = [h.value for h in won if h.value is not None]
     over = [
         (created, score - Rules.from_json(options).starting_score)
-        for _, _, score, status, created, options in sat
+        for _, _, score, status, created, options, _ in sat
         if status == "over" and score is not None
     ]
+    listed = [row for row in sat if row.public or row.status != "playing"]  # as in `SHOWN`
     return {
         "name": name,
         "games": len(sat),
@@ -177,6 +188,6 @@ async def player_record(session: AsyncSession, name: str, member: int | None = N
         "over_time": [{"date": _iso(created), "net": net} for created, net in over],
         "recent": [
             {"id": game_id, "status": status, "created": _iso(created)}
-            for game_id, _, _, status, created, _ in reversed(sat[-20:])
+            for game_id, _, _, status, created, _, _ in reversed(listed[-20:])
         ],
     }

@@ -188,3 +188,28 @@ async def test_numbers_in_the_address_that_are_not_plain_digits_are_refused(club
         assert refused.status_code == 400 and refused.json()["error"]["reason"] == "input/bad_query", path
     assert (await http.get(f"/games/{done}/hands/²")).status_code == 404
     assert (await http.get(f"/api/games/{done}/hands/1?seat=0")).status_code == 200
+
+
+async def test_a_private_tables_game_is_listed_only_once_it_has_ended(tmp_path: Path) -> None:
+    # A private table is reached only through its link: a list naming its id while it is played would let
+    # anyone watch it and read its chat.
+    url = f"sqlite+aiosqlite:///{tmp_path / 'club.db'}"
+    engine = make_engine(url)
+    await upgrade(engine)
+    journal = SqlJournal(engine)
+    kit = Kit(journal)
+    running, _ = await kit.table(humans=2, seed=9, timers={"turn": 3}, public=False)
+    done, _ = await kit.table(humans=2, seed=7, timers={"turn": 3}, public=False, overrides={"game_length": "east"})
+    while done.status == "playing":
+        await kit.advance(done, 3)
+    await journal.close()
+    await engine.dispose()
+    app = create_app(db=url, club=OPEN_CLUB)
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://sparrow") as http:
+            for query in ({}, {"player": "Bob"}):
+                listed = (await http.get("/api/games", params=query)).json()
+                assert [g["id"] for g in listed["games"]] == [done.id] and listed["total"] == 1
+            record = (await http.get("/api/players/Bob")).json()
+            assert [g["id"] for g in record["recent"]] == [done.id] and record["games"] == 2
+            assert (await http.get(f"/api/games/{running.id}")).status_code == 200  # with the link, as before
