@@ -257,13 +257,14 @@ class Lobby:
         live.sort(key=lambda pair: pair[0], reverse=True)
         return [t for _, t in live]
 
-    def cut_off(self, member: int) -> int:
-        """Close every socket of ``member`` (disabled by an admin) at once; returns how many."""
+    def cut_off(self, member: int, reason: str = "your membership was disabled") -> int:
+        """Close every socket of ``member`` (disabled by an admin, or logged out everywhere) at once;
+        returns how many."""
         closed = 0
         for actor in self.tables.values():
             for conn in list(actor.connections):
                 if conn.member == member and not conn.closed:
-                    conn.close(1008, "your membership was disabled")
+                    conn.close(1008, reason)
                     closed += 1
         return closed
 

@@ -74,7 +74,8 @@ class Club:
         self._names: dict[str, int | None] = {}  # name (case-folded) → the member it belongs to
         self.by_name = Throttle(limit=5, window=900.0, lockout=900.0)
         self.by_address = Throttle(limit=30, window=900.0, lockout=900.0)
-        self.on_cut_off: Callable[[int], None] = lambda member: None  # the lobby closes a member's sockets
+        # The lobby closes a member's sockets (with the reason given, if one is).
+        self.on_cut_off: Callable[..., object] = lambda member, reason=None: None
         self.defaults: dict[str, Any] = {"ruleset": "classical", "timers": Timers().to_json()}  # for new tables
         self.origins: list[str] = []  # other sites whose pages may use the server (besides --allow-origin)
         self.allowed_origins: frozenset[str] = frozenset()
@@ -202,9 +203,11 @@ class Club:
         return member
 
     async def logout_everywhere(self, member: Member) -> Member:
-        """End every session of ``member`` (their cookies stop working); returns them, with a new epoch."""
+        """End every session of ``member`` (their cookies stop working, and the sockets opened with them
+        close); returns them, with a new epoch."""
         await self._store().update_member(member.id, epoch=member.epoch + 1)
         member.epoch += 1
+        self.on_cut_off(member.id, "you logged out everywhere")
         return member
 
     async def change_password(self, member: Member, old: object, new: object) -> Member:

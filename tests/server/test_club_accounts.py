@@ -259,9 +259,16 @@ async def test_log_out_everywhere_ends_every_session_of_that_member_only(
         await become(ann, first_admin_code(capsys.readouterr().out))
         await become(laptop, await invite(ann, "Bob"), "Bob")
         assert (await login(phone, "Bob")).status_code == 200
+        table = (await laptop.post("/api/tables", json={"name": "Bob's"})).json()["table"]
+        playing = await socket(live, laptop)  # a socket opened with a session (a stolen one, say) ends with it
+        await playing.hello(table, None)
+        watching = await socket(live, ann)
+        await watching.hello(table, None)
         assert (await phone.post("/api/club/logout-everywhere", json={})).status_code == 200
         for http in (laptop, phone):
             assert (await http.get("/api/me")).json()["member"] is None
+        assert await playing.closed() == 1008
+        assert not watching.ws.close_code
         assert (await ann.get("/api/me")).json()["member"]["name"] == "Ann"
 
 
