@@ -61,7 +61,7 @@ _FOLD_FAR = 0.85  # fold two or more steps from ready against an opponent this l
 # A ready hand's winning tiles are weighed by how likely they are to come: every unseen copy is as likely
 # to be drawn from the wall, but the others throw an honour or a terminal sooner than a middle tile (it
 # fits fewer of their sets), and a tile one of them has already thrown, and so does not keep, sooner
-# still. Measured in the arena (docs/bots.md, Levels): the weight 2 gains about 3 points a hand against
+# still. Measured in the arena (docs/bots.md, Levels): the weight 2 gains about 2 points a hand against
 # `normal`, whose defence throws such tiles, and changes little against `greedy`.
 _OUT_RANK = (1.35, 1.15, 1.0, 0.9, 0.9, 0.9, 1.0, 1.15, 1.35)  # a suit tile, by rank
 _OUT_HONOUR = 1.6
