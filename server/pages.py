@@ -17,7 +17,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from game.rulesets import RULESETS
-from server.club.sessions import GUEST_COOKIE, GUEST_MAX_AGE
+from server.club.sessions import GUEST_COOKIE, GUEST_MAX_AGE, keep_cookie
 from server.lobby import Lobby
 from server.rulebook import rule_book
 from server.store.journal import SqlJournal
@@ -129,15 +129,7 @@ def page_routes(templates_dir: Path = TEMPLATES, static_dir: Path = STATIC) -> l
         if guest and request.scope.get("sparrow.guest") == table_id:
             # The page's script calls the API and opens the socket without the pass in their addresses:
             # the browser keeps it (`server.club.gate.Gate` reads it there) for as long as it is valid.
-            page.set_cookie(
-                GUEST_COOKIE,
-                guest,
-                max_age=GUEST_MAX_AGE,
-                httponly=True,
-                samesite="lax",
-                secure=request.url.scheme == "https",
-                path="/",
-            )
+            keep_cookie(page, request, GUEST_COOKIE, guest, GUEST_MAX_AGE)
         return page
 
     async def rules_page(request: Request) -> Response:

@@ -14,7 +14,7 @@ from game.rulesets import RULESETS
 from server.api import api, body, member
 from server.club.club import MODES, Club
 from server.club.passwords import PASSWORD_MIN
-from server.club.sessions import SESSION_COOKIE, SESSION_MAX_AGE
+from server.club.sessions import SESSION_COOKIE, SESSION_MAX_AGE, keep_cookie
 from server.club.store import Member
 from server.lobby import Lobby
 from server.pages import TEMPLATES, page_renderer
@@ -44,15 +44,7 @@ def _admin(request: Request) -> Member:
 def _logged_in(request: Request, who: Member, answer: dict[str, object] | None = None) -> Response:
     """A JSON answer that sets ``who``'s session cookie: signed, HttpOnly, SameSite=Lax, Secure over HTTPS."""
     response = JSONResponse(answer or {"member": who.to_json()})
-    response.set_cookie(
-        SESSION_COOKIE,
-        _club(request).session_cookie(who),
-        max_age=SESSION_MAX_AGE,
-        httponly=True,
-        samesite="lax",
-        secure=request.url.scheme == "https",
-        path="/",
-    )
+    keep_cookie(response, request, SESSION_COOKIE, _club(request).session_cookie(who), SESSION_MAX_AGE)
     return response
 
 

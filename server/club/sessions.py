@@ -7,13 +7,29 @@ from __future__ import annotations
 from typing import Any
 
 from itsdangerous import BadSignature, URLSafeTimedSerializer
+from starlette.requests import Request
+from starlette.responses import Response
 
-__all__ = ["GUEST_COOKIE", "GUEST_MAX_AGE", "SESSION_COOKIE", "SESSION_MAX_AGE", "Signer"]
+__all__ = ["GUEST_COOKIE", "GUEST_MAX_AGE", "SESSION_COOKIE", "SESSION_MAX_AGE", "Signer", "keep_cookie"]
 
 SESSION_COOKIE = "sparrow_session"
 SESSION_MAX_AGE = 30 * 24 * 3600  # a member stays logged in on a browser for 30 days
 GUEST_COOKIE = "sparrow_guest"
 GUEST_MAX_AGE = 24 * 3600  # a guest link works for a day
+
+
+def keep_cookie(response: Response, request: Request, name: str, value: str, max_age: int) -> None:
+    """Have the browser keep a pass of the club's for ``max_age`` seconds: HttpOnly (no script reads
+    it), SameSite=Lax (no other site's form sends it), Secure over HTTPS, for the whole server."""
+    response.set_cookie(
+        name,
+        value,
+        max_age=max_age,
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+        path="/",
+    )
 
 
 class Signer:
