@@ -80,6 +80,16 @@ def _player_name(request: Request, given: object) -> object:
     return given
 
 
+def _person(request: Request) -> str:
+    """Whom a new table counts against while it waits for players (`Lobby.max_waiting`): the
+    logged-in member, else the address the request came from (behind a trusted proxy, the visitor's
+    from X-Forwarded-For, as for the login throttle)."""
+    who = member(request)
+    if who is not None:
+        return f"member {who.id}"
+    return f"address {request.client.host if request.client else '?'}"
+
+
 async def healthz(request: Request) -> Response:
     """200 while the server can serve and store; 503, with the reason, while its writes fail."""
     lobby = _lobby(request)
@@ -101,7 +111,7 @@ async def create_table(request: Request) -> object:
     data = await body(request)
     data["player"] = _player_name(request, data.get("player", ""))
     who = member(request)
-    return await _lobby(request).create(data, member=None if who is None else who.id)
+    return await _lobby(request).create(data, member=None if who is None else who.id, person=_person(request))
 
 
 async def show_table(request: Request) -> object:
@@ -137,7 +147,7 @@ async def start_table(request: Request) -> object:
 
 async def rematch(request: Request) -> object:
     who, _ = await _who(request)
-    return await _lobby(request).rematch(request.path_params["table_id"], who.token, who.member)
+    return await _lobby(request).rematch(request.path_params["table_id"], who.token, who.member, _person(request))
 
 
 async def guest_link(request: Request) -> object:

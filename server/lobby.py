@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 from typing import Protocol
 
 from game.actions import Action
@@ -19,7 +20,7 @@ from game.game import Game
 from server.tables.actor import SeatState, TableActor
 from server.tables.clock import Clock, RealClock
 from server.tables.errors import TableError
-from server.tables.journal import Journal, MemoryJournal, StoredTable, new_table_id
+from server.tables.journal import Journal, MemoryJournal, StoredTable, hash_token, new_table_id
 from server.tables.messages import (
     AddBots,
     AdjournNow,
@@ -37,8 +38,12 @@ from server.tables.settings import TableSettings
 __all__ = ["Elsewhere", "Lobby", "Request"]
 
 MAX_TABLES = 5000
+# Tables one person (a member, or else an address) may have waiting for players at once, here.
+MAX_WAITING = 5
 # A finished table nobody has been at for this long leaves memory; its game stays in the history.
 RETIRE_AFTER = 15 * 60.0
+# A table still waiting for players that nobody has been at for this long closes, as an admin would close it.
+EXPIRE_AFTER = 30 * 60.0
 RETIRE_EVERY = 60.0  # how often the lobby looks for such tables
 log = logging.getLogger("sparrow.lobby")
 
@@ -76,34 +81,77 @@ class Lobby:
         journal: Journal | None = None,
         bot: Callable[[Game, int], Action] | None = None,
         max_tables: int = MAX_TABLES,
+        max_waiting: int = MAX_WAITING,
     ) -> None:
         self.clock = clock or RealClock()
         self.journal = journal or MemoryJournal()
         self.bot = bot
         self.max_tables = max_tables
+        self.max_waiting = max_waiting
         self.tables: dict[str, TableActor] = {}
+        self._opening: Counter[str] = Counter()  # tables being opened, per person (`_room_for`)
+        self._opened: dict[str, list[TableActor]] = {}  # tables each person opened that may still wait
         self.accepting = True
         self.elsewhere: Elsewhere | None = None  # the other processes, when several share the database
         self._retiring: asyncio.Task[None] | None = None
 
     async def create(
-        self, request: Mapping[str, object], *, seed: int | None = None, member: int | None = None
+        self,
+        request: Mapping[str, object],
+        *,
+        seed: int | None = None,
+        member: int | None = None,
+        person: str | None = None,
     ) -> dict[str, object]:
         """Create a table from a create-table request and seat its creator (the logged-in ``member``,
-        if one is), who owns it.
+        if one is), who owns it. It counts against ``person`` (a member, or an address; None: nobody)
+        while it waits for players.
 
-        :raises TableError: for bad settings or name, or when the server is full or shutting down.
+        :raises TableError: for bad settings or name, when ``person`` has `max_waiting` tables waiting
+            already, or when the server is full or shutting down.
         """
-        actor = await self._open(TableSettings.from_json(request), seed)
-        table_id = actor.id
-        try:
-            seat = await actor.ask(Join(request.get("player", ""), None, member))  # type: ignore[arg-type]
-        except TableError:
-            await actor.stop()
-            del self.tables[table_id]
-            raise
-        assert isinstance(seat, dict)
+        settings = TableSettings.from_json(request)
+        with self._room_for(person):
+            actor = await self._open(settings, seed)
+            table_id = actor.id
+            try:
+                seat = await actor.ask(Join(request.get("player", ""), None, member))  # type: ignore[arg-type]
+            except TableError:
+                await actor.stop()
+                del self.tables[table_id]
+                raise
+            assert isinstance(seat, dict)
+            token = seat.get("token")
+            if person is not None and isinstance(token, str):
+                self._opened_by(actor, person, hash_token(token))
         return seat
+
+    @contextlib.contextmanager
+    def _room_for(self, person: str | None) -> Iterator[None]:
+        """Hold one of ``person``'s places while a table is opened for them; the caller marks the new
+        table theirs (`TableActor.opened_by`) before it is released.
+
+        :raises TableError: (429) when ``person`` already has `max_waiting` tables waiting for players
+            in this process (or being opened).
+        """
+        if person is None:
+            yield
+            return
+        waiting = self._opening[person] + len(self._waiting(person))
+        if waiting >= self.max_waiting:
+            tables = "table" if waiting == 1 else "tables"
+            raise TableError(
+                "table/too_many",
+                f"you already have {waiting} {tables} waiting for players; start or leave one first",
+                status=429,
+            )
+        self._opening[person] += 1
+        try:
+            yield
+        finally:
+            self._opening[person] -= 1
+            if not self._opening[person]:
+                del self._opening[person]
 
     async def _open(
         self,
@@ -138,22 +186,46 @@ class Lobby:
         self.tables[table_id] = actor
         return actor
 
-    async def rematch(self, table_id: str, token: str | None, member: int | None) -> dict[str, object]:
+    def _opened_by(self, actor: TableActor, person: str, token_hash: str) -> None:
+        """``person`` opened ``actor`` and holds the seat of ``token_hash``: it is theirs while it waits."""
+        actor.opened_by = (person, token_hash)
+        self._opened.setdefault(person, []).append(actor)
+
+    def _waiting(self, person: str) -> list[TableActor]:
+        """The tables ``person`` has waiting for players here (forgetting the others they opened)."""
+        mine = [a for a in self._opened.get(person, ()) if self.tables.get(a.id) is a and a.waiting_for == person]
+        if mine:
+            self._opened[person] = mine
+        else:
+            self._opened.pop(person, None)
+        return mine
+
+    async def rematch(
+        self, table_id: str, token: str | None, member: int | None, person: str | None = None
+    ) -> dict[str, object]:
         """The owner of a finished game opens a new table with the same settings and the same people in
         the same seats (their seat tokens, or their logins, work there too), waiting for the owner to
-        start it. Asked again, it answers with the same table.
+        start it. Asked again, it answers with the same table. The new table counts against ``person``
+        (the owner: a member, or an address) while it waits, as `create`'s does.
 
-        :raises TableError: when there is no such table, the game is not over, or not the owner asks.
+        :raises TableError: when there is no such table, the game is not over, not the owner asks, or
+            ``person`` has `max_waiting` tables waiting already.
         """
         if self.local(table_id) is None and self.elsewhere is not None:
-            return await self._call(table_id, "rematch", {"token": token, "member": member})  # type: ignore[return-value]
+            args: dict[str, object] = {"token": token, "member": member, "person": person}
+            return await self._call(table_id, "rematch", args)  # type: ignore[return-value]
         old = self.get(table_id)
         plan = await old.ask(Rematch(token, member))
         assert isinstance(plan, dict)
         if "table" in plan:
             return {"table": plan["table"]}
+        seats, owner = plan["seats"], plan["owner"]
         try:
-            actor = await self._open(old.settings, None, plan["seats"], plan["owner"])
+            with self._room_for(person):
+                actor = await self._open(old.settings, None, seats, owner)
+                mine = None if owner is None else seats[owner]
+                if person is not None and mine is not None and mine.token_hash is not None:
+                    self._opened_by(actor, person, mine.token_hash)
         except TableError:
             old.post(RematchMade(None))
             raise
@@ -225,9 +297,12 @@ class Lobby:
             case "show":
                 return await self.show(table_id)
             case "rematch":
-                token, member = args.get("token"), args.get("member")
+                token, member, person = args.get("token"), args.get("member"), args.get("person")
                 return await self.rematch(
-                    table_id, token if isinstance(token, str) else None, member if isinstance(member, int) else None
+                    table_id,
+                    token if isinstance(token, str) else None,
+                    member if isinstance(member, int) else None,
+                    person if isinstance(person, str) else None,
                 )
             case "close":
                 await self.close_table(table_id)
@@ -269,7 +344,7 @@ class Lobby:
         return closed
 
     def start(self) -> None:
-        """Start looking for finished tables to let go (`retire`) every `RETIRE_EVERY` seconds."""
+        """Start looking for tables nobody is at to let go (`retire`) every `RETIRE_EVERY` seconds."""
         if self._retiring is None:
             self._retiring = asyncio.get_running_loop().create_task(self._retire_often(), name="lobby-retire")
 
@@ -279,24 +354,40 @@ class Lobby:
             try:
                 await self.retire()
             except Exception:
-                log.exception("could not let finished tables go; trying again in %g s", RETIRE_EVERY)
+                log.exception("could not let tables nobody is at go; trying again in %g s", RETIRE_EVERY)
 
     async def retire(self) -> list[str]:
-        """Stop running the finished tables nobody has been at for `RETIRE_AFTER` seconds, and return
-        their ids. Their games stay stored: the table's address leads to the game's history page.
+        """Stop running the tables nobody is at, and return their ids: a finished one nobody has been at
+        for `RETIRE_AFTER` seconds (its game stays stored: the table's address leads to the game's
+        history page), and one still waiting for players that nobody has been at for `EXPIRE_AFTER`
+        seconds, which closes as `close_table` closes it (it is not restored on the next start).
         """
-        now = self.clock.now()
-        gone = []
+        finished, expired = [], []
         for table_id, actor in list(self.tables.items()):
-            quiet = actor.quiet_since
+            if self.tables.get(table_id) is not actor:
+                continue  # closed while those before it stopped
+            now, quiet, idle = self.clock.now(), actor.quiet_since, actor.idle_since
             if quiet is not None and now - quiet >= RETIRE_AFTER:
-                gone.append(table_id)
-                del self.tables[table_id]
-                await actor.stop(1000)
-        if gone:
-            log.info("let %d finished table(s) go: nobody had been at them for %g s", len(gone), RETIRE_AFTER)
-            if self.elsewhere is not None:
-                await self.elsewhere.let_go(gone)
+                finished.append(table_id)
+            elif idle is not None and now - idle >= EXPIRE_AFTER:
+                expired.append(table_id)
+            else:
+                continue
+            try:
+                await self._stop_here(actor)
+            except Exception:  # not marked stopped: restored on the next start, it expires again then
+                log.exception("table %s could not be marked stopped", table_id, extra={"table": table_id, "seat": None})
+        if finished:
+            log.info("let %d finished table(s) go: nobody had been at them for %g s", len(finished), RETIRE_AFTER)
+        if expired:
+            log.info(
+                "closed %d table(s) waiting for players: nobody had been at them for %g s", len(expired), EXPIRE_AFTER
+            )
+        for person in list(self._opened):  # who opened tables that have started, or closed, since
+            self._waiting(person)
+        gone = finished + expired
+        if gone and self.elsewhere is not None:
+            await self.elsewhere.let_go(gone)
         return gone
 
     async def close_table(self, table_id: str) -> None:
@@ -308,14 +399,19 @@ class Lobby:
         if self.local(table_id) is None and self.elsewhere is not None:
             await self._call(table_id, "close", {})
             return
-        actor = self.get(table_id)
-        finished = actor.status == "over"
-        await actor.stop(1000)
-        self.tables.pop(table_id, None)
-        if not finished:
-            await self.journal.stopped(table_id)
+        await self._stop_here(self.get(table_id))
         if self.elsewhere is not None:
             await self.elsewhere.let_go([table_id])
+
+    async def _stop_here(self, actor: TableActor) -> None:
+        """Stop running ``actor`` for good: it leaves memory and its sockets close (1000); unless its
+        game is over, it is marked stopped in the journal, so that it is not restored on the next start.
+        Its lease (several processes) is the caller's to let go."""
+        finished = actor.status == "over"
+        self.tables.pop(actor.id, None)
+        await actor.stop(1000)
+        if not finished:
+            await self.journal.stopped(actor.id)
 
     async def close(self, code: int = 1001) -> None:
         """Stop accepting tables, let each table finish what is in its inbox, then stop it (its sockets

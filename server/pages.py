@@ -88,13 +88,14 @@ def page_renderer(directory: Path = TEMPLATES) -> Render:
 
 
 async def _ended(request: Request, table_id: str) -> bool:
-    """Whether ``table_id`` is a stored game that has ended (over, or closed by an admin)."""
+    """Whether ``table_id`` is a stored game that has ended (over, or closed by an admin once it had
+    started: a table closed while it waited for players has no game to show)."""
     journal = getattr(request.app.state, "store", None)
     if not isinstance(journal, SqlJournal) or len(table_id) > 64:
         return False
     async with journal.sessions() as session:
         game = await session.get(GameRow, table_id)
-    return game is not None and game.status in ("over", "stopped")
+    return game is not None and game.status in ("over", "stopped") and game.started_at is not None
 
 
 def page_routes(templates_dir: Path = TEMPLATES, static_dir: Path = STATIC) -> list[BaseRoute]:

@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from server.history.queries import LISTED
+from server.history.queries import listed
 from server.history.routes import person
 from server.pages import page_renderer
 from server.store.journal import SqlJournal
@@ -50,7 +50,7 @@ def history_pages() -> list[BaseRoute]:
             return no_history(request)
         async with journal.sessions() as session:
             game: GameRow | None = await session.get(GameRow, request.path_params["game_id"])
-        if game is None or game.status not in LISTED:
+        if game is None or not listed(game):
             return missing(request, "No such game", "There is no stored game at this address.")
         return game
 

@@ -16,11 +16,18 @@ from game.rulesets import RULESETS, differences
 from server.store.models import ActionRow, GameRow, HandRow, SeatRow
 from server.tables.journal import STAND_IN
 
-__all__ = ["game_detail", "list_games", "player_record"]
+__all__ = ["game_detail", "listed", "list_games", "player_record"]
 
 LISTED = ("playing", "over", "stopped")  # a table still waiting for players has no history yet
+# Nor has one closed before its game started (by an admin, or because nobody came: `Lobby.retire`).
+STARTED = GameRow.started_at.is_not(None)
 # A private table is reached only through its link (its id): the lists name it once its game has ended.
 SHOWN = or_(GameRow.public.is_(True), GameRow.status != "playing")
+
+
+def listed(game: GameRow | None) -> bool:
+    """Whether ``game`` is one the history shows: it started (and is not a table waiting for players)."""
+    return game is not None and game.status in LISTED and game.started_at is not None
 
 
 def _iso(when: datetime | None) -> str | None:
@@ -54,8 +61,8 @@ async def list_games(
 ) -> dict[str, Any]:
     """Games newest first (running and finished), optionally only those ``player`` sat in (a
     ``member``: under any of their names)."""
-    query = select(GameRow).where(GameRow.status.in_(LISTED), SHOWN)
-    count = select(func.count()).select_from(GameRow).where(GameRow.status.in_(LISTED), SHOWN)
+    query = select(GameRow).where(GameRow.status.in_(LISTED), STARTED, SHOWN)
+    count = select(func.count()).select_from(GameRow).where(GameRow.status.in_(LISTED), STARTED, SHOWN)
     if player:
         person = SeatRow.member_id == member if member is not None else SeatRow.name == player
         sat = select(SeatRow.game_id).where(person, SeatRow.bot.is_(False))
@@ -69,7 +76,7 @@ async def list_games(
 async def game_detail(session: AsyncSession, game_id: str) -> dict[str, Any] | None:
     """One game: its players, ruleset (with its differences from classical), and one row per hand."""
     game = await session.get(GameRow, game_id)
-    if game is None or game.status not in LISTED:
+    if game is None or not listed(game):
         return None
     seats = (await _seats(session, [game.id]))[game.id]
     rules = Rules.from_json(game.options)
@@ -151,7 +158,7 @@ async def player_record(session: AsyncSession, name: str, member: int | None = N
                 GameRow.public,
             )
             .join(GameRow, GameRow.id == SeatRow.game_id)
-            .where(person, SeatRow.bot.is_(False), GameRow.status.in_(LISTED))
+            .where(person, SeatRow.bot.is_(False), GameRow.status.in_(LISTED), STARTED)
             .order_by(GameRow.created_at)
         )
     ).all()

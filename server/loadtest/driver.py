@@ -23,6 +23,7 @@ from server.collector import tame
 from server.loadtest.client import HttpJson, LoadError, Player, Stats, Table, api_base
 from server.loadtest.cpu import Sampler, listener, process, speed_probe
 from server.loadtest.report import build_report, per_process, ramp_of
+from server.lobby import MAX_WAITING
 
 __all__ = ["DEFAULT_TIMERS", "Options", "first_moves", "loadtest"]
 
@@ -65,6 +66,9 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
         for i, start in enumerate(first_moves(options.tables, ramp_of(options)))
     ]
     http_slots, socket_slots = asyncio.Semaphore(20), asyncio.Semaphore(options.connect_limit)
+    # Every table is opened from this one address: the server lets an address have only so many
+    # waiting for players at once (`Lobby.max_waiting`), so no more are being set up at a time.
+    waiting_slots = asyncio.Semaphore(MAX_WAITING)
     go = asyncio.Event()
     rng = random.Random(options.seed)
     seat_tasks: list[asyncio.Future[None]] = []
@@ -73,7 +77,7 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
     me = psutil.Process()
 
     async def set_up(table: Table) -> None:
-        async with http_slots:  # made through the process that is to run it
+        async with http_slots, waiting_slots:  # made through the process that is to run it
             http = HttpJson(*api_base(urls[table.process]))
             try:
                 # The fair pause (R6.9) would make every discard wait its length whatever the server can

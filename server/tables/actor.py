@@ -129,6 +129,9 @@ class TableActor(Seating, Presence):
         self._rematching = False
         self._over_at: float | None = None  # when the game ended (or the finished table was loaded)
         self._left_at = self.created  # when the last socket left
+        # Who opened the table (a member, or an address: `Lobby.max_waiting`) and their seat's token
+        # hash; kept in memory only.
+        self.opened_by: tuple[str, str] | None = None
         self.state = TableState(self)
 
     @classmethod
@@ -261,6 +264,25 @@ class TableActor(Seating, Presence):
         if self._over_at is None or self.status != "over" or self.connections:
             return None
         return max(self._over_at, self._left_at)
+
+    @property
+    def idle_since(self) -> float | None:
+        """Since when the table has waited for players with no socket open (None once the game has
+        started, or while a socket is open): the lobby closes such a table after a while
+        (`Lobby.retire`). A restored table counts from its restart."""
+        if self.status != "waiting" or self.connections:
+            return None
+        return self._left_at
+
+    @property
+    def waiting_for(self) -> str | None:
+        """Whose table this is among those waiting to start (`Lobby.max_waiting`): whoever opened it,
+        while the game has not started and they still own it (None once they left, or after a restart)."""
+        if self.status != "waiting" or self.opened_by is None or self.owner is None:
+            return None
+        person, token_hash = self.opened_by
+        seat = self.seats[self.owner]
+        return person if seat is not None and seat.token_hash == token_hash else None
 
     @property
     def done(self) -> bool:

@@ -29,9 +29,14 @@ class SeededLobby(Lobby):
     """A lobby whose tables all deal from one seed."""
 
     async def create(
-        self, request: Mapping[str, object], *, seed: int | None = None, member: int | None = None
+        self,
+        request: Mapping[str, object],
+        *,
+        seed: int | None = None,
+        member: int | None = None,
+        person: str | None = None,
     ) -> dict[str, object]:
-        return await super().create(request, seed=SEED if seed is None else seed, member=member)
+        return await super().create(request, seed=SEED if seed is None else seed, member=member, person=person)
 
 
 class LiveServer:

@@ -45,9 +45,14 @@ class SeededLobby(Lobby):
         self.seed = seed
 
     async def create(
-        self, request: Mapping[str, object], *, seed: int | None = None, member: int | None = None
+        self,
+        request: Mapping[str, object],
+        *,
+        seed: int | None = None,
+        member: int | None = None,
+        person: str | None = None,
     ) -> dict[str, object]:
-        return await super().create(request, seed=self.seed if seed is None else seed, member=member)
+        return await super().create(request, seed=self.seed if seed is None else seed, member=member, person=person)
 
 
 @dataclass(slots=True)
