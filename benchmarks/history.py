@@ -13,7 +13,12 @@ is also written through `SqlJournal` itself and the two copies are compared row 
 SQLite in a temporary directory always; PostgreSQL too when one answers on 127.0.0.1:5432 (in a
 fresh database, dropped afterwards).
 
+With ``--replays GAMES`` it measures hand replays instead (SQLite only): it stores GAMES full games
+(four rounds) and, on a fresh server, asks for a late hand of each game that has one, face up and as
+each seat saw it, then asks again, and reports the server process's CPU per request.
+
     .venv/bin/python benchmarks/history.py [--games 1000] [--requests 50] [--seed 1] [--no-postgres]
+    .venv/bin/python benchmarks/history.py --replays 40 [--hand 27] [--repeats 10]
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from typing import Any
 
 import asyncpg
 import httpx
+import psutil
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
@@ -86,13 +92,14 @@ class PlayedGame:
     records: list[Record] = field(default_factory=list)
 
 
-def _rules() -> Ruleset:
-    return ruleset("classical", {"game_length": "east"})
+def _rules(length: str = "east") -> Ruleset:
+    return ruleset("classical", {"game_length": length})
 
 
-def play(job: tuple[int, int]) -> PlayedGame:
-    """Game ``index`` of the club's year, played by the bot policy for every seat (in a worker)."""
-    index, seed = job
+def play(job: tuple[int, int, str]) -> PlayedGame:
+    """Game ``index`` of the club's year, played by the bot policy for every seat (in a worker), an
+    East round or a ``full`` game of four rounds."""
+    index, seed, length = job
     rng = random.Random(seed * 1_000_003 + index)
     table_id = base64.urlsafe_b64encode(rng.randbytes(9)).decode()  # like `secrets.token_urlsafe(9)`
     humans = [HOST, *rng.sample(REGULARS, rng.choice((1, 2, 2, 3, 3, 3)))]
@@ -104,7 +111,7 @@ def play(job: tuple[int, int]) -> PlayedGame:
         else:
             seats.append(SeatRecord(f"Bot {s - len(humans) + 1}", None))
     now = time.time() - 400 * 86400 + index * GAP + rng.uniform(0, 3600)
-    rules = _rules()
+    rules = _rules(length)
     settings = TableSettings(f"Evening {index + 1}", rules, Timers(), public=True)
     game_seed = rng.getrandbits(63)
     played = PlayedGame(StoredTable(table_id, settings, game_seed, now), seats, now + rng.uniform(30, 300))
@@ -234,13 +241,14 @@ async def forget(engine: AsyncEngine, game_id: str) -> None:
         await conn.execute(delete(GameRow).where(GameRow.id == game_id))
 
 
-async def fill(url: str, games: int, seed: int, label: str) -> dict[str, Any]:
-    """Create the schema and store ``games`` finished games; returns what was stored."""
+async def fill(url: str, games: int, seed: int, label: str, length: str = "east") -> dict[str, Any]:
+    """Create the schema and store ``games`` finished games (East rounds, or ``full`` games); returns
+    what was stored."""
     engine = make_engine(url)
     await upgrade(engine)
     players = await add_players(engine)
     started = time.perf_counter()
-    jobs = [(i, seed) for i in range(games)]
+    jobs = [(i, seed, length) for i in range(games)]
     columns = (
         TextColumn(f"[bold]{label}[/]"),
         BarColumn(),
@@ -299,10 +307,11 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def served(url: str) -> Iterator[str]:
-    """``sparrow serve --db url`` in its own process; its base URL until it is stopped."""
+def served(url: str) -> Iterator[tuple[str, int]]:
+    """``sparrow serve --db url`` in its own process, an open club (the pages need no login); its base
+    URL and process id until it is stopped."""
     port = free_port()
-    command = [sys.executable, "-m", "server.cli", "serve", "--db", url, "--port", str(port)]
+    command = [sys.executable, "-m", "server.cli", "serve", "--db", url, "--port", str(port), "--club-mode", "open"]
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -316,7 +325,7 @@ def served(url: str) -> Iterator[str]:
             if time.monotonic() > deadline:
                 raise SystemExit("the server did not answer in 60 s")
             time.sleep(0.2)
-        yield base
+        yield base, server.pid
     finally:
         server.terminate()
         try:
@@ -428,6 +437,80 @@ def report(backend: str, stored: dict[str, Any], results: list[Measured], reques
     return ok
 
 
+# ------------------------------------------------------------------ replays
+def server_cpu(pid: int) -> float:
+    """CPU seconds used so far by the server process and its children (the journal's writer)."""
+    server = psutil.Process(pid)
+    total = 0.0
+    for process in (server, *server.children(recursive=True)):
+        with contextlib.suppress(psutil.Error):
+            times = process.cpu_times()
+            total += times.user + times.system
+    return total
+
+
+@dataclass
+class Replayed:
+    what: str
+    requests: int
+    cpu_ms: float  # the server's, per request
+    wall_ms: list[float]
+    size: int  # the largest JSON body, bytes (uncompressed)
+
+
+def measure_replays(base: str, pid: int, games: list[str], other: str, hand: int, repeats: int) -> list[Replayed]:
+    """Hand ``hand - 1`` then hand ``hand`` of each game, face up then as each seat saw it, each view
+    asked for the first time on a fresh server; then every view of hand ``hand`` asked again. A hand
+    of game ``other`` is replayed first, to build what the first replay in a process builds."""
+    views = [""] + [f"?seat={s}" for s in range(4)]
+    before = [f"/api/games/{g}/hands/{hand - 1}" for g in games]
+    face_up = [f"/api/games/{g}/hands/{hand}" for g in games]
+    seats = [f"/api/games/{g}/hands/{hand}{v}" for g in games for v in views[1:]]
+    again = [f"/api/games/{g}/hands/{hand}{v}" for g in games for v in views] * repeats
+    out = []
+    with httpx.Client(base_url=base, timeout=60) as client:
+        _timed(client, f"/api/games/{other}/hands/2")  # warm up: imports, lookup tables, connection pool
+        for what, paths in (
+            (f"hand {hand - 1}, face up, cold", before),
+            (f"hand {hand}, face up, cold (after {hand - 1})", face_up),
+            (f"hand {hand}, each seat's view, cold", seats),
+            (f"hand {hand}, all 5 views again (warm)", again),
+        ):
+            cpu, wall, size = server_cpu(pid), [], 0
+            for path in paths:
+                ms, length = _timed(client, path)
+                wall.append(ms)
+                size = max(size, length)
+            out.append(Replayed(what, len(paths), (server_cpu(pid) - cpu) * 1000 / len(paths), wall, size))
+    return out
+
+
+def run_replays(url: str, args: argparse.Namespace) -> None:
+    """Store ``args.replays`` full games (four rounds); time the replays of a late hand in each game
+    that has it."""
+    stored = asyncio.run(fill(url, args.replays, args.seed, "SQLite: filling", length="full"))
+    hands: dict[str, int] = stored["hands"]
+    games = [g for g in stored["ids"] if hands[g] >= args.hand]
+    if not games:
+        raise SystemExit(f"no stored game reached hand {args.hand} (longest: {max(hands.values())}): store more")
+    counts = stored["counts"]
+    console.print(
+        f"SQLite: {counts['games']:,} full games, {counts['hands']:,} hands, {counts['actions']:,} actions; "
+        f"{len(games)} reach hand {args.hand}"
+    )
+    with served(url) as (base, pid):
+        other = next(g for g in stored["ids"] if g not in games)
+        results = measure_replays(base, pid, games, other, args.hand, args.repeats)
+    table = Table(title=f"GET /api/games/{{id}}/hands/{{n}} in {len(games)} games, server CPU per request")
+    table.add_column("request")
+    for column in ("requests", "CPU ms", "wall p50 ms", "wall max ms", "JSON kB (max)"):
+        table.add_column(column, justify="right")
+    for r in results:
+        figures = (r.cpu_ms, _pct(r.wall_ms, 0.5), max(r.wall_ms), r.size / 1000)
+        table.add_row(r.what, str(r.requests), *(f"{f:.1f}" for f in figures))
+    console.print(table)
+
+
 # ------------------------------------------------------------------ backends
 @contextlib.asynccontextmanager
 async def postgres() -> AsyncIterator[str | None]:
@@ -449,7 +532,7 @@ async def postgres() -> AsyncIterator[str | None]:
 
 def run_backend(backend: str, url: str, args: argparse.Namespace) -> bool:
     stored = asyncio.run(fill(url, args.games, args.seed, f"{backend}: filling"))
-    with served(url) as base:
+    with served(url) as (base, _):
         results = measure(base, stored, args.requests)
     return report(backend, stored, results, args.requests)
 
@@ -469,8 +552,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=50, help="loads of each page (default 50)")
     parser.add_argument("--seed", type=int, default=1, help="the club's year is determined by it (default 1)")
     parser.add_argument("--no-postgres", action="store_true", help="SQLite only")
+    parser.add_argument(
+        "--replays",
+        type=int,
+        metavar="GAMES",
+        help="instead of the pages: store GAMES full games and time hand replays, CPU per request (SQLite)",
+    )
+    parser.add_argument("--hand", type=int, default=27, help="with --replays: the hand to ask for (default 27)")
+    parser.add_argument("--repeats", type=int, default=10, help="with --replays: warm passes (default 10)")
     args = parser.parse_args(argv)
     console.print(f"machine: {machine()}")
+    if args.replays:
+        with tempfile.TemporaryDirectory(prefix="sparrow-bench-") as tmp:
+            run_replays(f"sqlite+aiosqlite:///{Path(tmp) / 'replays.db'}", args)
+        return 0
     ok = True
     with tempfile.TemporaryDirectory(prefix="sparrow-bench-") as tmp:
         ok = run_backend("SQLite", f"sqlite+aiosqlite:///{Path(tmp) / 'history.db'}", args) and ok
