@@ -12,13 +12,18 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from server.history.logfile import write_log
+from server.history.lru import ByteLru
 from server.history.queries import game_detail, list_games, player_record
-from server.history.replay import HandNotFound, hand_steps
+from server.history.replay import STARTS_BYTES, HandNotFound, hand_steps
 from server.store.games import load_log
 from server.store.journal import SqlJournal
 from server.store.leaderboard import PERIODS, leaderboard, period_start
+from server.store.models import GameRow
 
-__all__ = ["history_routes"]
+__all__ = ["ANSWERS_BYTES", "history_routes"]
+
+# Hand replays' JSON answers kept per database (server process): 100–400 kB each face up, uncompressed.
+ANSWERS_BYTES = 32 * 2**20
 
 
 def _journal(request: Request) -> SqlJournal | None:
@@ -87,8 +92,32 @@ async def api_game(request: Request) -> Response:
     return JSONResponse(detail)
 
 
+@dataclasses.dataclass
+class Replays:
+    """What hand replays left behind, kept per database (one per application): the JSON answers of
+    hands that will not change, and the games as they stood at the start of hands (`hand_steps`)."""
+
+    answers: ByteLru[tuple[str, str, int, int | None]] = dataclasses.field(
+        default_factory=lambda: ByteLru(ANSWERS_BYTES)
+    )
+    starts: ByteLru[tuple[str, int]] = dataclasses.field(default_factory=lambda: ByteLru(STARTS_BYTES))
+
+
+def _replays(request: Request) -> Replays:
+    replays = getattr(request.app.state, "replays", None)
+    if not isinstance(replays, Replays):
+        replays = request.app.state.replays = Replays()
+    return replays
+
+
 async def api_hand(request: Request) -> Response:
-    """Every step of one hand: face up (finished game), as ``?seat=N`` saw it, or public (running game)."""
+    """Every step of one hand: face up (finished game), as ``?seat=N`` saw it, or public (running game).
+
+    A hand that has ended, or any hand of a game that has ended (its log no longer grows), answers the
+    same each time: its answer is kept, under the game's status (which decides what is shown) and the
+    viewer it was rendered for. The seat asked for is part of the key only once the game has ended:
+    while it runs every asker gets the public view. A running game's hand in progress is never kept.
+    """
     journal = _journal(request)
     if journal is None:
         return _refuse(*_NO_DB)
@@ -97,18 +126,32 @@ async def api_hand(request: Request) -> Response:
     seat = None if seat_text in (None, "") else _whole(seat_text, 0, 0, 3)
     if number is None or (seat_text not in (None, "") and seat is None):
         return _refuse("input/bad_query", "hands are numbered from 1 and seats are 0–3", 400)
+    game_id = request.path_params["game_id"]
+    replays = _replays(request)
     async with journal.sessions() as session:
-        found = await load_log(session, request.path_params["game_id"])
+        game = await session.get(GameRow, game_id)
+        if game is None:
+            return _refuse("game/not_found", "there is no such game", 404)
+        status = game.status
+        reveal = status in ("over", "stopped")
+        key = (game_id, status, number, seat if reveal else None)
+        kept = replays.answers.get(key)
+        if kept is not None:
+            return Response(kept, media_type="application/json")
+        found = await load_log(session, game_id)  # the same game row: its status as read above
     if found is None:
         return _refuse("game/not_found", "there is no such game", 404)
-    log, status = found
+    log, _ = found
     try:
-        steps = hand_steps(log, number - 1, seat=seat, reveal=status in ("over", "stopped"))
+        steps, ended = hand_steps(log, number - 1, seat=seat, reveal=reveal, starts=replays.starts)
     except HandNotFound as exc:
         return _refuse("hand/not_found", str(exc), 404)
     steps["running"] = status == "playing"
-    steps["names"] = [s["name"] for s in log.seats]
-    return JSONResponse(steps)
+    steps["names"] = [s["name"] for s in log.seats]  # seats change only before the first deal
+    answer = JSONResponse(steps)
+    if ended or reveal:
+        replays.answers.put(key, bytes(answer.body))
+    return answer
 
 
 async def api_leaderboard(request: Request) -> Response:

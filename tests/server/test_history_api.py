@@ -16,6 +16,10 @@ from tablekit import Kit
 
 from server.app import create_app
 from server.club.club import OPEN_CLUB
+from server.history import routes
+from server.history.logfile import GameLog, LoggedAction
+from server.history.lru import ByteLru
+from server.history.replay import STARTS_BYTES, HandNotFound, hand_steps
 from server.store.journal import SqlJournal
 from server.store.migrate import upgrade
 from server.store.session import make_engine
@@ -213,3 +217,91 @@ async def test_a_private_tables_game_is_listed_only_once_it_has_ended(tmp_path: 
             record = (await http.get("/api/players/Bob")).json()
             assert [g["id"] for g in record["recent"]] == [done.id] and record["games"] == 2
             assert (await http.get(f"/api/games/{running.id}")).status_code == 200  # with the link, as before
+
+
+async def test_a_hands_replay_answers_the_same_when_asked_again_without_replaying(
+    club: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    http, games = club
+    done = games["done"].id
+    paths = [f"/api/games/{done}/hands/{n}{q}" for n in (1, 2) for q in ("", "?seat=0", "?seat=3")]
+    cold = {path: (await http.get(path)).content for path in paths}
+    assert len(set(cold.values())) == len(paths)  # each hand and view answers differently
+
+    def replay(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a kept answer was replayed again")
+
+    monkeypatch.setattr(routes, "hand_steps", replay)
+    for path in reversed(paths):
+        warm = await http.get(path)
+        assert warm.status_code == 200 and warm.headers["content-type"] == "application/json"
+        assert warm.content == cold[path], path
+
+
+async def test_a_seats_view_is_never_answered_for_another_seat_or_the_table(club: Any) -> None:
+    http, games = club
+    path = f"/api/games/{games['done'].id}/hands/1"
+    for seat in (2, 1, None, 2):
+        hand = (await http.get(path, params={} if seat is None else {"seat": seat})).json()
+        assert hand["seat"] == seat and hand["face_up"] is (seat is None)
+        for step in hand["steps"][:-1]:  # the last step shows every hand (R12.3)
+            shown = [("concealed" in s) for s in step["view"]["seats"]]
+            assert shown == [seat is None or s == seat for s in range(4)], seat
+            assert "analysis" not in step or seat is None or step["analysis"]["seat"] == seat
+
+
+async def test_a_running_games_hand_in_progress_is_replayed_anew_and_its_hands_face_up_once_it_ends(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'club.db'}"
+    engine = make_engine(url)
+    await upgrade(engine)
+    journal = SqlJournal(engine)
+    kit = Kit(journal)  # plays on while the server answers (its own copy of the table waits a minute a turn)
+    running, _ = await kit.table(humans=2, seed=9, timers={"turn": 60}, overrides={"game_length": "east"})
+    app = create_app(db=url, club=OPEN_CLUB)
+    try:
+        async with app.router.lifespan_context(app):
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://sparrow") as http:
+                path = f"/api/games/{running.id}/hands/1"
+                first = (await http.get(path)).json()
+                assert first["running"] and first["steps"][-1]["view"]["phase"] == "deal"  # in progress
+                while running.game is not None and running.game.deal_number == 0:
+                    await kit.advance(running, 60)  # a person's turn timer discards for them; bots play
+                    later = (await http.get(path, params={"seat": 0})).json()
+                    assert len(later["steps"]) > len(first["steps"]), "a hand in progress was answered stale"
+                    assert all("concealed" not in s for s in later["steps"][0]["view"]["seats"])
+                    first = later
+                assert first["steps"][-1]["view"]["phase"] != "deal"  # hand 1 has ended: kept from now on
+                assert first["seat"] is None and not first["face_up"]
+                while running.status == "playing":
+                    await kit.advance(running, 60)
+                for seat, shown in ((None, [True] * 4), (0, [True, False, False, False])):
+                    over = (await http.get(path, params={} if seat is None else {"seat": seat})).json()
+                    assert not over["running"] and over["seat"] == seat and over["face_up"] is (seat is None)
+                    assert [("concealed" in s) for s in over["steps"][0]["view"]["seats"]] == shown
+    finally:
+        await journal.close()
+        await engine.dispose()
+
+
+async def test_replays_started_from_a_kept_hand_start_are_the_replays_from_the_first_deal() -> None:
+    kit = Kit()
+    logs = []
+    for seed in (7, 8):
+        actor = await kit.finished_game(seed=seed)
+        assert actor.game is not None and len(actor.game.results) >= 3
+        game = actor.game
+        seats = [{"name": f"P{s}", "bot": s > 0} for s in range(4)]
+        actions = [LoggedAction(seat, action) for seat, action in game.log]
+        logs.append(GameLog("t", "classical", {}, game.rules, game.seed, seats, actions, id=actor.id))
+    starts: ByteLru[tuple[str, int]] = ByteLru(STARTS_BYTES)
+    for log in logs:  # the two games share the store, as a server's games do
+        hands = len(log.replay().results)
+        for number in [1, hands - 1, 0, *range(hands)]:
+            for seat, reveal in ((None, True), (2, True), (None, False)):
+                kept = hand_steps(log, number, seat=seat, reveal=reveal, starts=starts)
+                assert kept == hand_steps(log, number, seat=seat, reveal=reveal), (log.id, number, seat)
+        with pytest.raises(HandNotFound):
+            hand_steps(log, hands, seat=None, reveal=True, starts=starts)
+    assert len(starts) >= 2 * 3
