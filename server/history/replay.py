@@ -10,18 +10,33 @@ there instead of at the first deal.
 from __future__ import annotations
 
 import pickle
-from typing import Any
+from collections.abc import Hashable
+from typing import Any, TypeVar
+
+from cachetools import LRUCache
 
 from game.game import Game, GamePhase
 from game.hand import shanten, waits
 from game.view import view
 from server.history.logfile import GameLog
-from server.history.lru import ByteLru
 
-__all__ = ["STARTS_BYTES", "HandNotFound", "hand_steps"]
+__all__ = ["STARTS_BYTES", "HandNotFound", "hand_steps", "keep", "store"]
 
 # Hand starts kept per database (server process): a game pickled at the start of a late hand is 30–40 kB.
 STARTS_BYTES = 8 * 2**20
+
+K = TypeVar("K", bound=Hashable)
+
+
+def store(limit: int) -> LRUCache[Any, bytes]:
+    """Byte strings of at most ``limit`` bytes in all; the least recently asked for go first."""
+    return LRUCache(maxsize=limit, getsizeof=len)
+
+
+def keep(kept: LRUCache[K, bytes], key: K, value: bytes) -> None:
+    """Keep ``value`` under ``key`` in ``kept`` (a `store`), unless it is larger than the whole store."""
+    if len(value) <= kept.maxsize:
+        kept[key] = value
 
 
 class HandNotFound(LookupError):
@@ -29,7 +44,12 @@ class HandNotFound(LookupError):
 
 
 def hand_steps(
-    log: GameLog, number: int, *, seat: int | None, reveal: bool, starts: ByteLru[tuple[str, int]] | None = None
+    log: GameLog,
+    number: int,
+    *,
+    seat: int | None,
+    reveal: bool,
+    starts: LRUCache[tuple[str, int], bytes] | None = None,
 ) -> tuple[dict[str, Any], bool]:
     """Every state of hand ``number`` (0-based) as ``seat`` saw it, or face up when ``reveal``; and
     whether the hand has ended (False: the log stops in the middle of it).
@@ -64,7 +84,7 @@ def hand_steps(
     return replay, game.phase is not GamePhase.DEAL
 
 
-def _start(log: GameLog, number: int, starts: ByteLru[tuple[str, int]] | None) -> Game:
+def _start(log: GameLog, number: int, starts: LRUCache[tuple[str, int], bytes] | None) -> Game:
     """The game as it stood when hand ``number`` was dealt (its version: the actions that led there)."""
     game_id = None if starts is None else log.id
     game = None
@@ -85,7 +105,7 @@ def _start(log: GameLog, number: int, starts: ByteLru[tuple[str, int]] | None) -
         step = log.actions[game.version]
         game.apply(step.seat, step.action)
     if starts is not None and game_id is not None and game.version > reached:
-        starts.put((game_id, number), pickle.dumps(game, protocol=pickle.HIGHEST_PROTOCOL))
+        keep(starts, (game_id, number), pickle.dumps(game, protocol=pickle.HIGHEST_PROTOCOL))
     return game
 
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, datetime
 
+from cachetools import LRUCache
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from server.history.logfile import write_log
-from server.history.lru import ByteLru
 from server.history.queries import game_detail, list_games, player_record
-from server.history.replay import STARTS_BYTES, HandNotFound, hand_steps
+from server.history.replay import STARTS_BYTES, HandNotFound, hand_steps, keep, store
 from server.store.games import load_log
 from server.store.journal import SqlJournal
 from server.store.leaderboard import PERIODS, leaderboard, period_start
@@ -97,10 +97,10 @@ class Replays:
     """What hand replays left behind, kept per database (one per application): the JSON answers of
     hands that will not change, and the games as they stood at the start of hands (`hand_steps`)."""
 
-    answers: ByteLru[tuple[str, str, int, int | None]] = dataclasses.field(
-        default_factory=lambda: ByteLru(ANSWERS_BYTES)
+    answers: LRUCache[tuple[str, str, int, int | None], bytes] = dataclasses.field(
+        default_factory=lambda: store(ANSWERS_BYTES)
     )
-    starts: ByteLru[tuple[str, int]] = dataclasses.field(default_factory=lambda: ByteLru(STARTS_BYTES))
+    starts: LRUCache[tuple[str, int], bytes] = dataclasses.field(default_factory=lambda: store(STARTS_BYTES))
 
 
 def _replays(request: Request) -> Replays:
@@ -150,7 +150,7 @@ async def api_hand(request: Request) -> Response:
     steps["names"] = [s["name"] for s in log.seats]  # seats change only before the first deal
     answer = JSONResponse(steps)
     if ended or reveal:
-        replays.answers.put(key, bytes(answer.body))
+        keep(replays.answers, key, bytes(answer.body))
     return answer
 
 

@@ -12,14 +12,14 @@ from typing import Any
 import httpx
 import pytest
 import pytest_asyncio
+from cachetools import LRUCache
 from tablekit import Kit
 
 from server.app import create_app
 from server.club.club import OPEN_CLUB
 from server.history import routes
 from server.history.logfile import GameLog, LoggedAction
-from server.history.lru import ByteLru
-from server.history.replay import STARTS_BYTES, HandNotFound, hand_steps
+from server.history.replay import STARTS_BYTES, HandNotFound, hand_steps, store
 from server.store.journal import SqlJournal
 from server.store.migrate import upgrade
 from server.store.session import make_engine
@@ -295,7 +295,7 @@ async def test_replays_started_from_a_kept_hand_start_are_the_replays_from_the_f
         seats = [{"name": f"P{s}", "bot": s > 0} for s in range(4)]
         actions = [LoggedAction(seat, action) for seat, action in game.log]
         logs.append(GameLog("t", "classical", {}, game.rules, game.seed, seats, actions, id=actor.id))
-    starts: ByteLru[tuple[str, int]] = ByteLru(STARTS_BYTES)
+    starts: LRUCache[tuple[str, int], bytes] = store(STARTS_BYTES)
     for log in logs:  # the two games share the store, as a server's games do
         hands = len(log.replay().results)
         for number in [1, hands - 1, 0, *range(hands)]:
