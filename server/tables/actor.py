@@ -53,6 +53,7 @@ from server.tables.messages import (
     Leave,
     Message,
     PauseOver,
+    Reload,
     Rematch,
     RematchMade,
     Remove,
@@ -119,6 +120,7 @@ class TableActor(Seating, Presence):
         self._grace_timers: dict[int, Timer] = {}
         self._task: asyncio.Task[None] | None = None
         self._failures: list[float] = []  # when the table last failed (lesson 15)
+        self._unread = False  # to be rebuilt from a journal that could not be read: nothing is written
         self.paused_since: float | None = None  # nobody was here for the grace period: no clocks run
         self.adjourn_after = ADJOURN_AFTER
         self._empty_since: float | None = None  # when the last seated person's last socket closed
@@ -292,7 +294,8 @@ class TableActor(Seating, Presence):
     async def _recover(self, msg: Message, *, answer: bool = True) -> None:
         """After a failure on ``msg``: answer whoever waits on it, then rebuild the table from its
         journal to the last stored action, keep its sockets and send each a snapshot. A table that
-        keeps failing, or cannot be read back, closes (1011) instead of looping.
+        keeps failing, or whose log cannot be rebuilt, closes (1011) instead of looping; one whose
+        journal cannot be read (the database is down) waits for it (`_reload`).
         """
         metrics.TABLE_FAILURES.inc()
         if answer:
@@ -304,8 +307,24 @@ class TableActor(Seating, Presence):
             log.error("table %s failed %d times within %g s; it closes", self.id, len(self._failures), FAILURE_SPAN)
             self._close(INTERNAL_ERROR)
             return
+        await self._reload()
+
+    async def _reload(self, attempt: int = 0) -> None:
+        """Rebuild the table from its journal and send every socket a snapshot. While the journal
+        cannot be read (lesson 17: a write's outcome was unknown because the database stopped
+        answering, and it still does not) the table keeps its sockets, refuses whatever would write,
+        and reads it again after the backoff of ``attempt``. A log that cannot be rebuilt closes it (1011).
+        """
         try:
             stored = await self.journal.load(self.id)
+        except Exception:
+            if not self._unread:
+                log.exception("table %s cannot read its journal back; it waits for it", self.id)
+            self._unread = True
+            self._cancel_all()  # no timer or bot writes on a game that may not be what was stored
+            self._retry(attempt, Reload(attempt + 1))
+            return
+        try:
             if stored is None:
                 raise LookupError("the journal has no such table")
             self._rebuild(stored)
@@ -313,6 +332,9 @@ class TableActor(Seating, Presence):
             log.exception("table %s could not be rebuilt from its journal; it closes", self.id)
             self._close(INTERNAL_ERROR)
             return
+        if self._unread:
+            log.warning("table %s was read back from its journal; it plays on", self.id)
+            self._unread = False
         for conn in list(self.connections):
             if not conn.closed:
                 self._snapshot(conn)
@@ -344,8 +366,10 @@ class TableActor(Seating, Presence):
             self._empty_since = None
             self._watch_presence()
 
-    def _fail(self, msg: Message) -> None:
-        error = TableError("server/internal", "the server could not handle that; the table is unchanged", status=500)
+    def _fail(self, msg: Message, error: TableError | None = None) -> None:
+        error = error or TableError(
+            "server/internal", "the server could not handle that; the table is unchanged", status=500
+        )
         reply = getattr(msg, "reply", None)
         if reply is not None and not reply.done():
             reply.set_exception(error)
@@ -356,6 +380,16 @@ class TableActor(Seating, Presence):
     # --------------------------------------------------------------- dispatch
     async def handle(self, msg: Message) -> None:
         """Handle one message."""
+        if self._unread and isinstance(msg, _WRITES):
+            # Waiting to be read back from the journal: what would write is refused, and a timer's or a
+            # bot's move dropped (the rebuild arms them again).
+            self._fail(
+                msg,
+                TableError(
+                    "server/storage", "the server cannot read this table back from storage yet; try again", status=503
+                ),
+            )
+            return
         match msg:
             case Join() | Leave() | AddBots() | Remove() | Start() | Rematch() | AdjournNow() | Attach():
                 try:
@@ -393,6 +427,9 @@ class TableActor(Seating, Presence):
                 self._adjourn(since)
             case GraceOver(seat, since):
                 self._grace_over(seat, since)
+            case Reload(attempt):
+                if self._unread:
+                    await self._reload(attempt)
             case Stop(code):
                 self._close(code)
             case _:
@@ -850,6 +887,9 @@ def _timeout_action(game: Game, seat: int) -> Action:
         if action.tile == drawn:
             return action
     return discards[-1]
+
+
+_WRITES = (Join, Leave, AddBots, Remove, Start, Rematch, AdjournNow, Act, Chat, Deadline, BotMove, PauseOver)
 
 
 def _backoff(attempt: int) -> float:

@@ -30,6 +30,7 @@ __all__ = [
     "AdjournNow",
     "Deserted",
     "PauseOver",
+    "Reload",
     "Resync",
     "Start",
     "Stop",
@@ -209,6 +210,14 @@ class GraceOver:
 
 
 @dataclass(frozen=True, slots=True)
+class Reload:
+    """Read the table back from its journal, which could not be read when the table last had to be
+    rebuilt (``attempt``: how many reads failed before)."""
+
+    attempt: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Stop:
     """Close the table: cancel timers, close sockets with ``code``, end the task."""
 
@@ -235,6 +244,7 @@ Message = (
     | GraceOver
     | Deserted
     | Adjourn
+    | Reload
     | Stop
 )
 
