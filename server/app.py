@@ -12,14 +12,15 @@ import secrets
 from collections.abc import AsyncIterator
 from typing import Any, NamedTuple
 
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, ProgrammingError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
-from server.api import api, body, member
+from server.api import api, body, member, refusal
 from server.club.club import Club, ClubConfig
 from server.club.gate import Gate
 from server.club.routes import club_routes
@@ -88,6 +89,27 @@ def _person(request: Request) -> str:
     if who is not None:
         return f"member {who.id}"
     return f"address {request.client.host if request.client else '?'}"
+
+
+STORAGE_DOWN = "the server cannot reach its database just now; try again in a moment"
+
+
+async def storage_down(request: Request, exc: Exception) -> Response:
+    """A request that needed the database while it could not answer (down, locked, unreachable):
+    503 with the project's refusal, and one log line, instead of a 500 and a traceback per request.
+    Errors that say the query was wrong go on to be a 500 (a bug)."""
+    if request.scope["type"] != "http" or isinstance(exc, IntegrityError | ProgrammingError | DataError):
+        raise exc
+    log.warning(
+        "%s %s: the database could not answer (%s: %s)",
+        request.method,
+        request.url.path,
+        type(exc).__name__,
+        str(exc).split("\n")[0],
+    )
+    if request.url.path.startswith("/api/"):
+        return refusal(TableError("server/storage", STORAGE_DOWN, status=503))
+    return PlainTextResponse(STORAGE_DOWN[0].upper() + STORAGE_DOWN[1:] + ".", status_code=503)
 
 
 async def healthz(request: Request) -> Response:
@@ -256,4 +278,6 @@ def create_app(
     # A hand's replay is 120–190 kB of JSON; compressed it is a tenth of that (sockets compress their
     # own frames with permessage-deflate; this middleware leaves them alone).
     middleware = [Middleware(GZipMiddleware, minimum_size=1024), Middleware(Gate)]
-    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    # (OSError: a connection to the database that could not be made or was reset)
+    handlers = {DBAPIError: storage_down, OSError: storage_down}
+    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers=handlers)

@@ -9,10 +9,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import httpx
 import pytest
 import pytest_asyncio
 from cachetools import LRUCache
+from dbkit import PG_ADMIN, fresh_database
+from sqlalchemy.engine import make_url
 from tablekit import Kit
 
 from server.app import create_app
@@ -305,3 +308,31 @@ async def test_replays_started_from_a_kept_hand_start_are_the_replays_from_the_f
         with pytest.raises(HandNotFound):
             hand_steps(log, hands, seat=None, reveal=True, starts=starts)
     assert len(starts) >= 2 * 3
+
+
+async def test_history_requests_while_the_database_refuses_connections_get_a_clear_503(tmp_path: Path) -> None:
+    """PostgreSQL taking no connections (a restart, a maintenance): the history answers 503 with the
+    project's refusal (no 500 with a traceback per request), and answers again once it is back."""
+    async with fresh_database("postgresql", tmp_path) as url:
+        name = make_url(url).database
+        app = create_app(db=url, club=OPEN_CLUB)
+        admin = await asyncpg.connect(PG_ADMIN)
+        try:
+            async with app.router.lifespan_context(app):
+                async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://sparrow") as http:
+                    assert (await http.get("/api/games")).status_code == 200
+                    await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+                    await admin.execute(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name
+                    )
+                    for path in ("/api/games", "/api/games/nosuchgame", "/api/leaderboard"):
+                        refused = await http.get(path)
+                        assert refused.status_code == 503, path
+                        assert refused.json()["error"]["reason"] == "server/storage"
+                    page = await http.get("/games/nosuchgame")
+                    assert page.status_code == 503 and "database" in page.text
+                    await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+                    assert (await http.get("/api/games")).status_code == 200
+        finally:
+            await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+            await admin.close()
