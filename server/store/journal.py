@@ -12,6 +12,7 @@ same transaction as its first action or an earlier one, never after it. A write 
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,6 +33,7 @@ from server.tables.settings import TableSettings, Timers
 __all__ = ["SqlJournal", "StaleOwner", "action_row", "game_row", "hand_row"]
 
 CHAT_KEPT = 50
+log = logging.getLogger("sparrow.store")
 
 
 def _when(seconds: float) -> datetime:
@@ -120,8 +122,12 @@ class SqlJournal:
                 self.on_stale(table)
             raise
         except Exception as exc:
+            if self.trouble is None:  # said once, not by every table at every try until it writes again
+                log.error("the database cannot write; writes are refused until it can", exc_info=exc)
             self.trouble = f"writes are failing: {type(exc).__name__}: {exc}"[:300]
             raise
+        if self.trouble is not None:
+            log.warning("the database writes again")
         self.trouble = None
 
     async def table_created(self, table: StoredTable) -> None:

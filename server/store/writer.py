@@ -47,6 +47,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Generic, TypeVar, cast
 
 from sqlalchemy import Connection
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server import metrics
@@ -357,6 +358,8 @@ def _stopped(lost: list[asyncio.Future[None]], exc: BaseException | None) -> Non
     lost = [done for done in lost if not done.done()]
     if isinstance(exc, asyncio.CancelledError | GeneratorExit):
         log.warning("the journal's writer was stopped; %d write(s) failed", len(lost))
+    elif isinstance(exc, OSError | DBAPIError):  # the database cannot be reached: the journal logs it, once
+        log.warning("the journal's writer stopped; %d write(s) failed (%s)", len(lost), str(exc).split("\n")[0])
     else:
         log.error("the journal's writer stopped; %d write(s) failed", len(lost), exc_info=exc)
     for done in lost:

@@ -462,7 +462,10 @@ class TableActor(Seating, Presence):
         except WriteOutcomeUnknown:
             raise  # not "nothing changed": the table is rebuilt from what was stored (`_recover`)
         except Exception:
-            log.exception("table %s could not write to storage", self.id)
+            if self.journal.trouble is None:
+                log.exception("table %s could not write to storage", self.id)
+            else:  # the journal said why when its writes began to fail: not again per table and try
+                log.debug("table %s could not write to storage: %s", self.id, self.journal.trouble)
             message = "the server could not save that; nothing changed, try again"
             raise TableError("server/storage", message, status=503) from None
 

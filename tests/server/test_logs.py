@@ -12,13 +12,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import asyncpg
 import httpx
 import pytest
+from dbkit import PG_ADMIN, fresh_database
 from processkit import ServerProcess, free_port
+from sqlalchemy.engine import make_url
 from tablekit import Kit
 
 from server.lobby import Lobby
 from server.logs import JsonFormatter
+from server.store.journal import SqlJournal
+from server.store.migrate import upgrade
+from server.store.session import make_engine
 from server.tables.errors import TableError
 from server.tables.journal import MemoryJournal, Record, StoredTable
 
@@ -133,3 +139,46 @@ async def test_serve_writes_json_lines(tmp_path: Path) -> None:
     assert any(line["logger"] == "sparrow.app" and line["message"].startswith("restored 0") for line in lines)
     paused = next(line for line in lines if "paused" in line["message"])
     assert paused["table"] == owner["table"] and paused["seat"] is None and paused["level"] == "INFO"
+
+
+@pytest.mark.asyncio
+async def test_a_database_that_cannot_write_is_logged_once_not_per_table_and_try(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """PostgreSQL taking no connections for 20 s under three tables whose bots and timers try again
+    and again: one error says so, and one line says when it writes again (it was a traceback per
+    table and try, from the table and from the writer)."""
+    async with fresh_database("postgresql", tmp_path) as url:
+        name = make_url(url).database
+        engine = make_engine(url)
+        await upgrade(engine)
+        journal = SqlJournal(engine)
+        admin = await asyncpg.connect(PG_ADMIN)
+        try:
+            kit = Kit(journal)
+            tables = []
+            for seed in range(3):
+                actor, clients = await kit.table(humans=1, seed=seed, timers={"turn": 3, "claim": 2, "bot_delay": 0.5})
+                tables.append(actor)
+            await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+            await admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name)
+            before = [actor.game.version for actor in tables]
+            with caplog.at_level(logging.DEBUG, logger="sparrow"):
+                for _ in range(20):
+                    for actor in tables:
+                        await kit.advance(actor, 1)
+                assert journal.trouble is not None
+                await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+                for _ in range(7):  # the longest wait between tries is 5 s
+                    for actor in tables:
+                        await kit.advance(actor, 1)
+            assert all(actor.game.version > v for actor, v in zip(tables, before, strict=True))
+            loud = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+            assert [r.getMessage() for r in loud] == ["the database cannot write; writes are refused until it can"]
+            assert [r.getMessage() for r in caplog.records].count("the database writes again") == 1
+            await kit.lobby.close()
+        finally:
+            await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+            await admin.close()
+            await journal.close()
+            await engine.dispose()
