@@ -338,8 +338,15 @@ async def _async_transactions(
     async with engine.connect() as connection:
 
         async def transact(items: Sequence[T]) -> None:
-            async with connection.begin():
-                await connection.run_sync(write, items)
+            try:
+                async with connection.begin():
+                    await connection.run_sync(write, items)
+            except Exception:
+                # Lesson 17: a connection a write failed on is not used again. A PostgreSQL session
+                # opened while the database was read-only stays read-only after it is writable again.
+                with contextlib.suppress(Exception):
+                    await connection.invalidate()
+                raise
 
         yield transact
 

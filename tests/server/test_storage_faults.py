@@ -1,7 +1,8 @@
 """When the disk fails (lesson 17), on a real filesystem: a SQLite database on a tiny tmpfs is filled,
 then freed, and every table, bots and timers included, moves again with nothing lost; a mount that
 was read-only and became writable is written again without a restart; /healthz says 503 meanwhile.
-Mounting needs root (CI runs as root); elsewhere these tests are skipped with that reason."""
+Mounting needs root (CI runs as root); elsewhere these tests are skipped with that reason. And a
+PostgreSQL database switched read-only and back is written again without a restart."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import asyncpg
 import pytest
-from dbkit import created_tables, discard_record
+from dbkit import PG_ADMIN, created_tables, discard_record, fresh_database
 from livekit import LiveServer
+from sqlalchemy.engine import make_url
 from tablekit import Kit
 
 from server.store.journal import SqlJournal
@@ -152,5 +155,37 @@ async def test_healthz_reports_storage_trouble(tmp_path: Path) -> None:
                 health = await live.http.get("/healthz")
                 assert health.status_code == 200 and health.json()["ok"] is True
         finally:
+            await journal.close()
+            await engine.dispose()
+
+
+async def test_a_postgresql_database_that_was_read_only_is_written_once_it_is_writable(tmp_path: Path) -> None:
+    """PostgreSQL's read-only switch holds for the sessions opened while it is on, even after it is
+    turned off: the journal does not write through those connections again."""
+    async with fresh_database("postgresql", tmp_path) as url:
+        name = make_url(url).database
+        engine = make_engine(url)
+        await upgrade(engine)
+        journal = SqlJournal(engine)
+        admin = await asyncpg.connect(PG_ADMIN)
+        try:
+            (table,) = await created_tables(journal, 1)
+            await admin.execute(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
+            await admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name)
+            with pytest.raises(Exception, match="read-only transaction"):
+                await journal.record(discard_record(table, 1))
+            await journal.load(table)  # reads work, on connections that are read-only too
+            await admin.execute(f'ALTER DATABASE "{name}" SET default_transaction_read_only = off')
+            for _ in range(10):  # as a bot tries again: each failed try let one such connection go
+                with contextlib.suppress(Exception):
+                    await journal.record(discard_record(table, 1))
+                    break
+            else:
+                raise AssertionError("still refused once the database was writable again")
+            await journal.record(discard_record(table, 2))
+            assert journal.trouble is None
+        finally:
+            await admin.execute(f'ALTER DATABASE "{name}" RESET default_transaction_read_only')
+            await admin.close()
             await journal.close()
             await engine.dispose()
