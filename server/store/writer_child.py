@@ -193,13 +193,29 @@ def recheck(engine: Engine, write: Write, landed: Landed, batch: list[Any]) -> O
     return Outcome(len(batch), commits, failed)
 
 
+def _file_of(path: str | None) -> tuple[int, int] | None:
+    """The device and inode of the file at ``path``; None if there is none."""
+    try:
+        found = os.stat(path) if path else None
+    except OSError:
+        return None
+    return None if found is None else (found.st_dev, found.st_ino)
+
+
 def serve(engine: Engine, write: Write, landed: Landed | None, frames: Frames, out: BinaryIO, cap: int) -> None:
-    """Commit what arrives, answering each batch, until the server closes the pipe."""
+    """Commit what arrives, answering each batch, until the server closes the pipe. Every batch is
+    refused once the database's path no longer names the file it opened (deleted, or another moved
+    in its place): an open connection would go on writing to a file that nothing reads again."""
     connection: Connection | None = None
+    path = engine.url.database
+    opened = _file_of(path)
     try:
         while taken := frames.take(cap):
             for check, batch in _runs(taken):
-                if check and landed is not None:
+                if opened is not None and _file_of(path) != opened:
+                    gone = OSError(f"the database file {path} was removed or replaced while the server ran")
+                    outcome = Outcome(len(batch), 0, dict.fromkeys(range(len(batch)), gone))
+                elif check and landed is not None:
                     outcome = recheck(engine, write, landed, batch)
                 else:
                     if connection is None:

@@ -11,6 +11,7 @@ import dataclasses
 import json
 import logging
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -298,3 +299,24 @@ async def test_writes_made_together_go_together_and_one_that_cannot_be_sent_fail
         await asyncio.gather(*(journal.record(discard_record(t, 2)) for t in tables))
         assert journal.writer.commits == commits + 1  # submitted in one turn: one frame, one batch, one commit
         assert await action_seqs(engine) == {tables[0]: [1, 2], tables[1]: [2], tables[2]: [1, 2]}
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+@pytest.mark.asyncio
+async def test_a_database_file_removed_or_replaced_under_the_writer_is_not_written(how: str, tmp_path: Path) -> None:
+    """The writer's open connection would go on writing to the file it opened, which nothing reads
+    again: every write after would be acknowledged and then lost. They are refused instead."""
+    async with journal_on("sqlite", tmp_path) as (journal, engine):
+        (table,) = await created_tables(journal, 1)
+        await journal.record(discard_record(table, 1))
+        database = Path(str(engine.url.database))
+        kept = tmp_path / "kept.db"
+        shutil.copy(database, kept)  # (its last commit may still be in the -wal file: not needed here)
+        if how == "deleted":
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{database}{suffix}").unlink(missing_ok=True)
+        else:
+            os.replace(kept, database)
+        with pytest.raises(OSError, match="removed or replaced"):
+            await journal.record(discard_record(table, 2))
+        assert journal.trouble is not None and "removed or replaced" in journal.trouble
