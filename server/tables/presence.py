@@ -10,7 +10,12 @@ from server.tables.errors import TableError
 from server.tables.messages import Adjourn, Deserted, GraceOver
 from server.tables.parts import TableParts
 
-__all__ = ["Presence"]
+__all__ = ["MAX_SPECTATORS", "MAX_SOCKETS_PER_SEAT", "Presence"]
+
+# Sockets a table takes: every change is projected and sent to each, so one client opening thousands
+# would cost the table's process a core (1,000 spectators on a bot table: 44% of one).
+MAX_SPECTATORS = 100
+MAX_SOCKETS_PER_SEAT = 8  # a person's tabs and devices
 
 log = logging.getLogger("sparrow.table")
 
@@ -24,10 +29,22 @@ class Presence(TableParts):
         if seat is None and token is not None:
             raise TableError("auth/bad_token", "that seat token is not valid at this table", status=403)
         if seat is None:
+            if sum(1 for c in self.connections if c.seat is None) >= MAX_SPECTATORS:
+                raise TableError(
+                    "table/too_many_watchers",
+                    f"this table has as many spectators as it can take ({MAX_SPECTATORS}); try again later",
+                    status=503,
+                )
             conn.seat = None
         else:
             state = self.seats[seat]
             assert state is not None
+            if state.connections >= MAX_SOCKETS_PER_SEAT:
+                raise TableError(
+                    "seat/too_many_sockets",
+                    f"this seat is open in {MAX_SOCKETS_PER_SEAT} places already; close one of them first",
+                    status=429,
+                )
             conn.seat, conn.token = seat, state.token_hash
             state.connections += 1
             if state.away_since is not None or state.substitute:  # the person is back: the seat is theirs again

@@ -11,6 +11,7 @@ from tablekit import Client, Kit
 from game.policy import choose
 from server.tables.errors import TableError
 from server.tables.messages import AddBots, BotMove, Join, Leave, Remove, Start
+from server.tables.presence import MAX_SOCKETS_PER_SEAT, MAX_SPECTATORS
 
 pytestmark = pytest.mark.asyncio
 
@@ -269,3 +270,30 @@ async def test_the_owner_frees_a_bots_seat_for_a_late_friend_before_the_start() 
         await actor.ask(Remove(str(owner["token"]), 2))
     assert started.value.reason == "table/started"
     await kit.lobby.close()
+
+
+async def test_a_table_takes_a_bounded_number_of_spectators_and_sockets_per_seat() -> None:
+    """One client opening sockets by the thousand would cost the table's process a core: the table
+    refuses the spectator past `MAX_SPECTATORS` and a seat's socket past `MAX_SOCKETS_PER_SEAT` with a
+    reason, and plays on for everyone already there."""
+    kit = Kit()
+    actor, clients = await kit.table(humans=4)
+    watchers = [Client(actor, None) for _ in range(MAX_SPECTATORS)]
+    for watcher in watchers:
+        await watcher.attach()
+    assert await refusal(Client(actor, None).attach()) == "table/too_many_watchers"
+    watchers[0].detach()
+    await kit.settle(actor)
+    await Client(actor, None).attach()  # a place was freed
+    assert await refusal(Client(actor, None).attach()) == "table/too_many_watchers"
+
+    token = clients[1].token
+    tabs = [Client(actor, token) for _ in range(MAX_SOCKETS_PER_SEAT - 1)]  # the client's own socket is one
+    for tab in tabs:
+        await tab.attach()
+    assert await refusal(Client(actor, token).attach()) == "seat/too_many_sockets"
+    await Client(actor, clients[2].token).attach()  # another seat is not counted against it
+
+    before = actor.game.version if actor.game is not None else 0
+    await kit.advance(actor, 60)  # the table plays on for everyone (a turn timer acts)
+    assert actor.status == "playing" and actor.game is not None and actor.game.version > before
