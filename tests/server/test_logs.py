@@ -15,16 +15,12 @@ from pathlib import Path
 import asyncpg
 import httpx
 import pytest
-from dbkit import PG_ADMIN, fresh_database
+from dbkit import PG_ADMIN, journal_on
 from processkit import ServerProcess, free_port
-from sqlalchemy.engine import make_url
 from tablekit import Kit
 
 from server.lobby import Lobby
 from server.logs import JsonFormatter
-from server.store.journal import SqlJournal
-from server.store.migrate import upgrade
-from server.store.session import make_engine
 from server.tables.errors import TableError
 from server.tables.journal import MemoryJournal, Record, StoredTable
 
@@ -148,11 +144,8 @@ async def test_a_database_that_cannot_write_is_logged_once_not_per_table_and_try
     """PostgreSQL taking no connections for 20 s under three tables whose bots and timers try again
     and again: one error says so, and one line says when it writes again (it was a traceback per
     table and try, from the table and from the writer)."""
-    async with fresh_database("postgresql", tmp_path) as url:
-        name = make_url(url).database
-        engine = make_engine(url)
-        await upgrade(engine)
-        journal = SqlJournal(engine)
+    async with journal_on("postgresql", tmp_path) as (journal, engine):
+        name = engine.url.database
         admin = await asyncpg.connect(PG_ADMIN)
         try:
             kit = Kit(journal)
@@ -180,5 +173,3 @@ async def test_a_database_that_cannot_write_is_logged_once_not_per_table_and_try
         finally:
             await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
             await admin.close()
-            await journal.close()
-            await engine.dispose()

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-from dbkit import PG_ADMIN, created_tables, discard_record, fresh_database
+from dbkit import PG_ADMIN, created_tables, discard_record, journal_on
 from livekit import LiveServer
-from sqlalchemy.engine import make_url
 from tablekit import Kit
 
 from server.store.journal import SqlJournal
@@ -162,11 +161,8 @@ async def test_healthz_reports_storage_trouble(tmp_path: Path) -> None:
 async def test_a_postgresql_database_that_was_read_only_is_written_once_it_is_writable(tmp_path: Path) -> None:
     """PostgreSQL's read-only switch holds for the sessions opened while it is on, even after it is
     turned off: the journal does not write through those connections again."""
-    async with fresh_database("postgresql", tmp_path) as url:
-        name = make_url(url).database
-        engine = make_engine(url)
-        await upgrade(engine)
-        journal = SqlJournal(engine)
+    async with journal_on("postgresql", tmp_path) as (journal, engine):
+        name = engine.url.database
         admin = await asyncpg.connect(PG_ADMIN)
         try:
             (table,) = await created_tables(journal, 1)
@@ -187,5 +183,3 @@ async def test_a_postgresql_database_that_was_read_only_is_written_once_it_is_wr
         finally:
             await admin.execute(f'ALTER DATABASE "{name}" RESET default_transaction_read_only')
             await admin.close()
-            await journal.close()
-            await engine.dispose()
