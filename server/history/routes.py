@@ -4,7 +4,10 @@ download (docs/log-format.md). A running game's history is public information on
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import dataclasses
+import functools
 from datetime import UTC, datetime
 
 from cachetools import LRUCache
@@ -12,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from server.history.logfile import write_log
+from server.history.logfile import GameLog, write_log
 from server.history.queries import game_detail, list_games, player_record
 from server.history.replay import STARTS_BYTES, HandNotFound, hand_steps, keep, store
 from server.store.games import load_log
@@ -142,16 +145,33 @@ async def api_hand(request: Request) -> Response:
     if found is None:
         return _refuse("game/not_found", "there is no such game", 404)
     log, _ = found
+    render = functools.partial(_render, log, number - 1, seat, status, replays.starts)
     try:
-        steps, ended = hand_steps(log, number - 1, seat=seat, reveal=reveal, starts=replays.starts)
+        body, ended = await asyncio.get_running_loop().run_in_executor(_REPLAYER, render)
     except HandNotFound as exc:
         return _refuse("hand/not_found", str(exc), 404)
+    if ended or reveal:
+        keep(replays.answers, key, body)
+    return Response(body, media_type="application/json")
+
+
+# Replays run in one thread of their own, not on the event loop: a hand late in a long game takes tens
+# of milliseconds to replay and render, which the live tables would otherwise wait out. One thread, so
+# the hand starts kept (`Replays.starts`) are only ever touched by it.
+_REPLAYER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sparrow-replay")
+
+
+def _render(
+    log: GameLog, number: int, seat: int | None, status: str, starts: LRUCache[tuple[str, int], bytes]
+) -> tuple[bytes, bool]:
+    """Hand ``number`` (0-based) of ``log`` as the route answers it, in JSON, and whether it has ended.
+
+    :raises HandNotFound: as `hand_steps`.
+    """
+    steps, ended = hand_steps(log, number, seat=seat, reveal=status in ("over", "stopped"), starts=starts)
     steps["running"] = status == "playing"
     steps["names"] = [s["name"] for s in log.seats]  # seats change only before the first deal
-    answer = JSONResponse(steps)
-    if ended or reveal:
-        keep(replays.answers, key, bytes(answer.body))
-    return answer
+    return bytes(JSONResponse(steps).body), ended
 
 
 async def api_leaderboard(request: Request) -> Response:

@@ -4,7 +4,9 @@ player's record — and a running game's history reveals no concealed tiles.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -336,3 +338,28 @@ async def test_history_requests_while_the_database_refuses_connections_get_a_cle
         finally:
             await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
             await admin.close()
+
+
+async def test_the_server_answers_other_requests_while_a_hand_is_being_replayed(
+    club: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A replay late in a long game takes tens of milliseconds: it runs beside the event loop, so the
+    live tables and every other request go on meanwhile (here the replay waits until another request
+    has been answered; on the event loop it would have held that request up)."""
+    http, games = club
+    started, answered = threading.Event(), threading.Event()
+    replay = routes.hand_steps
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        started.set()
+        if not answered.wait(timeout=5):
+            raise AssertionError("no other request was answered while the hand was replayed")
+        return replay(*args, **kwargs)
+
+    monkeypatch.setattr(routes, "hand_steps", slow)
+    asked = asyncio.create_task(http.get(f"/api/games/{games['done'].id}/hands/2"))
+    assert await asyncio.to_thread(started.wait, 5)  # the replay has begun
+    assert (await http.get("/healthz")).status_code == 200
+    answered.set()
+    hand = await asked
+    assert hand.status_code == 200 and hand.json()["hand"] == 1 and hand.json()["face_up"]
