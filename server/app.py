@@ -91,7 +91,7 @@ def _person(request: Request) -> str:
     return f"address {request.client.host if request.client else '?'}"
 
 
-STORAGE_DOWN = "the server cannot reach its database just now; try again in a moment"
+STORAGE_DOWN = "The server cannot reach its database just now; try again in a moment."
 
 
 async def storage_down(request: Request, exc: Exception) -> Response:
@@ -109,7 +109,7 @@ async def storage_down(request: Request, exc: Exception) -> Response:
     )
     if request.url.path.startswith("/api/"):
         return refusal(TableError("server/storage", STORAGE_DOWN, status=503))
-    return PlainTextResponse(STORAGE_DOWN[0].upper() + STORAGE_DOWN[1:] + ".", status_code=503)
+    return PlainTextResponse(STORAGE_DOWN, status_code=503)
 
 
 async def healthz(request: Request) -> Response:

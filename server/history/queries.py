@@ -179,7 +179,7 @@ async def player_record(session: AsyncSession, name: str, member: int | None = N
         for _, _, score, status, created, options, _ in sat
         if status == "over" and score is not None
     ]
-    listed = [row for row in sat if row.public or row.status != "playing"]  # as in `SHOWN`
+    shown = [row for row in sat if row.public or row.status != "playing"]  # as in `SHOWN`
     return {
         "name": name,
         "games": len(sat),
@@ -195,6 +195,6 @@ async def player_record(session: AsyncSession, name: str, member: int | None = N
         "over_time": [{"date": _iso(created), "net": net} for created, net in over],
         "recent": [
             {"id": game_id, "status": status, "created": _iso(created)}
-            for game_id, _, _, status, created, _, _ in reversed(listed[-20:])
+            for game_id, _, _, status, created, _, _ in reversed(shown[-20:])
         ],
     }
