@@ -27,6 +27,7 @@ from server.club.routes import club_routes
 from server.club.secret import load_secret
 from server.history.pages import history_pages
 from server.history.routes import history_routes
+from server.https import Hsts
 from server.lobby import Lobby
 from server.lobby import Request as Request_
 from server.pages import page_routes
@@ -277,7 +278,7 @@ def create_app(
     ]
     # A hand's replay is 120–190 kB of JSON; compressed it is a tenth of that (sockets compress their
     # own frames with permessage-deflate; this middleware leaves them alone).
-    middleware = [Middleware(GZipMiddleware, minimum_size=1024), Middleware(Gate)]
+    middleware = [Middleware(Hsts), Middleware(GZipMiddleware, minimum_size=1024), Middleware(Gate)]
     # (OSError: a connection to the database that could not be made or was reset)
     handlers = {DBAPIError: storage_down, OSError: storage_down}
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers=handlers)

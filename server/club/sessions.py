@@ -10,6 +10,8 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from starlette.requests import Request
 from starlette.responses import Response
 
+from server.https import served_over_https
+
 __all__ = ["GUEST_COOKIE", "GUEST_MAX_AGE", "SESSION_COOKIE", "SESSION_MAX_AGE", "Signer", "keep_cookie"]
 
 SESSION_COOKIE = "sparrow_session"
@@ -20,14 +22,15 @@ GUEST_MAX_AGE = 24 * 3600  # a guest link works for a day
 
 def keep_cookie(response: Response, request: Request, name: str, value: str, max_age: int) -> None:
     """Have the browser keep a pass of the club's for ``max_age`` seconds: HttpOnly (no script reads
-    it), SameSite=Lax (no other site's form sends it), Secure over HTTPS, for the whole server."""
+    it), SameSite=Lax (no other site's form sends it), Secure over HTTPS (the request's, or the public
+    address's: a proxy may speak plain HTTP to the server), for the whole server."""
     response.set_cookie(
         name,
         value,
         max_age=max_age,
         httponly=True,
         samesite="lax",
-        secure=request.url.scheme == "https",
+        secure=served_over_https(request),
         path="/",
     )
 

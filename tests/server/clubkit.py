@@ -22,11 +22,12 @@ PASSWORD = "correct horse battery"
 
 @contextlib.asynccontextmanager
 async def club_server(
-    url: str, *, secret: str = SECRET, mode: str | None = None, redis: str | None = None
+    url: str, *, secret: str = SECRET, mode: str | None = None, redis: str | None = None, public_url: str = ""
 ) -> AsyncIterator[LiveServer]:
     """The app on database ``url`` with its club, as `sparrow serve` runs it (``redis``: as one of
-    several processes)."""
-    async with LiveServer.running(db=url, club=ClubConfig(secret, mode=mode), redis=redis) as live:
+    several processes; ``public_url``: as ``--public-url`` gives it)."""
+    config = ClubConfig(secret, mode=mode, base_url=public_url)
+    async with LiveServer.running(db=url, club=config, redis=redis) as live:
         yield live
 
 
