@@ -77,6 +77,7 @@ class TableState:
         # share it and `statediff.diff` passes over it by identity.
         self._settings_json = (actor.settings.ruleset.to_json(), actor.settings.timers.to_json())
         self._public: dict[str, object] | None = None
+        self._seated: tuple[dict[str, object], dict[str, object]] | None = None  # (public, as the seated see it)
         self._views = ViewCache()  # the game parts that did not change are handed out again
         self._clock: dict[str, object] = {}
         self._chat: list[dict[str, object]] = []
@@ -93,6 +94,7 @@ class TableState:
         if actor.game is not None:
             games = views(actor.game, wanted, self._views)
         table = self.public()
+        seated = self._seated_table(table)
         clock: dict[str, object] = {
             "window": actor.window,
             "kind": actor.deadline_kind,
@@ -105,7 +107,13 @@ class TableState:
         if len(chat) != len(actor.chat) or (chat and chat[-1] is not actor.chat[-1]):  # a line was added
             chat = self._chat = list(actor.chat)
         documents: dict[int | None, dict[str, object]] = {
-            seat: {"seat": seat, "table": table, "game": games.get(seat), "clock": clock, "chat": chat}
+            seat: {
+                "seat": seat,
+                "table": table if seat is None else seated,
+                "game": games.get(seat),
+                "clock": clock,
+                "chat": chat,
+            }
             for seat in wanted
         }
         for held, (action, _conn, _request) in actor.held.items():  # held for the fair pause: its seat's alone
@@ -119,8 +127,19 @@ class TableState:
                     documents[seat]["hint"] = [{"tile": t.code, "unseen": n} for t, n in hint]
         return documents
 
+    def _seated_table(self, table: dict[str, object]) -> dict[str, object]:
+        """The table as its seated players see it: a private game's rematch (the new private table,
+        which anyone knowing its id could watch) is theirs alone; the rest is what anyone sees."""
+        rematch = self.actor.rematch
+        if table["rematch"] == rematch:
+            return table
+        if self._seated is None or self._seated[0] is not table:  # the same object while ``table`` is
+            self._seated = (table, {**table, "rematch": rematch})
+        return self._seated[1]
+
     def public(self) -> dict[str, object]:
-        """The table as anyone may see it, in the lobby list too."""
+        """The table as anyone may see it, in the lobby list too (and a spectator's document); a
+        private game's rematch is left out (`_seated_table`)."""
         actor = self.actor
         settings = actor.settings
         ruleset, timers = self._settings_json
@@ -131,7 +150,7 @@ class TableState:
             "status": actor.status,
             "paused": actor.paused_since is not None,
             "owner": actor.owner,
-            "rematch": actor.rematch,
+            "rematch": actor.rematch if settings.public else None,
             "ruleset": ruleset,
             "timers": timers,
             "seats": [

@@ -65,3 +65,30 @@ async def test_a_rematch_table_is_stored_with_its_seats() -> None:
     stored = kit.journal.tables[made["table"]]
     assert [s.name if s else None for s in stored.seats] == ["Ann", "Bot 1", "Bot 2", "Bot 3"]
     assert stored.owner == 0 and stored.status == "waiting"
+
+
+async def test_a_private_games_rematch_is_shown_to_its_seated_players_only() -> None:
+    kit = Kit()
+    old, clients = await kit.table(
+        humans=2, seed=5, public=False, overrides={"game_length": "east"}, timers={"turn": 3}
+    )
+    ann, bob = clients
+    watcher = Client(old, None)  # someone who had the private table's link and watched the game
+    await watcher.attach()
+    while old.status == "playing":
+        await kit.advance(old, 3)
+        for client in (ann, bob, watcher):
+            client.pump()
+    made = await kit.lobby.rematch(old.id, ann.token, None)
+    await kit.settle(old)
+    for client in (ann, bob, watcher):
+        client.pump()
+    assert ann.state["table"]["rematch"] == bob.state["table"]["rematch"] == made["table"]
+    assert watcher.state["table"]["rematch"] is None
+    assert (await kit.lobby.show(old.id))["rematch"] is None  # GET /api/tables/{id}, as anyone may
+    assert all(t["rematch"] is None for t in kit.lobby.all_tables())
+    late = Client(old, None)  # a spectator who comes after the rematch was made
+    await late.attach()
+    await kit.settle(old)
+    late.pump()
+    assert late.state["table"]["rematch"] is None and late.state["table"]["status"] == old.status
