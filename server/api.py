@@ -4,10 +4,11 @@ bounded JSON body."""
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
 from server.club.sessions import SESSION_COOKIE
@@ -16,6 +17,8 @@ from server.protocol import lone_surrogates
 from server.tables.errors import TableError
 
 __all__ = ["MAX_BODY", "Handler", "api", "body", "member"]
+
+log = logging.getLogger("sparrow.api")
 
 MAX_BODY = 16 * 1024
 
@@ -65,14 +68,25 @@ def api(handler: Callable[[Request], Awaitable[object]]) -> Handler:
 async def body(request: Request) -> dict[str, Any]:
     """The request's JSON object body.
 
-    :raises TableError: (400/413) when it is too big, not JSON, or not an object.
+    :raises TableError: (400/413) when it is too big, not JSON, not an object, or cut off.
     """
     chunks, size = [], 0
-    async for chunk in request.stream():  # read no further than the limit: a body is not held whole first
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise TableError("input/too_large", f"a request body may be at most {MAX_BODY} bytes", status=413)
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():  # read no further than the limit: a body is not held whole first
+            size += len(chunk)
+            if size > MAX_BODY:
+                raise TableError("input/too_large", f"a request body may be at most {MAX_BODY} bytes", status=413)
+            chunks.append(chunk)
+    except ClientDisconnect:  # the client's doing: one line, no traceback (nobody is left to read the answer)
+        where = request.client.host if request.client else "?"
+        log.warning(
+            "%s %s from %s: the client went away after %d byte(s) of its body",
+            request.method,
+            request.url.path,
+            where,
+            size,
+        )
+        raise TableError("input/incomplete", "the request body ended before it was whole") from None
     raw = b"".join(chunks)
     try:
         data = json.loads(raw or b"{}")

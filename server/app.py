@@ -30,6 +30,8 @@ from server.history.routes import history_routes
 from server.https import Hsts
 from server.lobby import Lobby
 from server.lobby import Request as Request_
+from server.logs import quiet_client_faults
+from server.outage import Outage
 from server.pages import page_routes
 from server.store.journal import SqlJournal
 from server.store.migrate import upgrade
@@ -97,17 +99,17 @@ STORAGE_DOWN = "The server cannot reach its database just now; try again in a mo
 
 async def storage_down(request: Request, exc: Exception) -> Response:
     """A request that needed the database while it could not answer (down, locked, unreachable):
-    503 with the project's refusal, and one log line, instead of a 500 and a traceback per request.
-    Errors that say the query was wrong go on to be a 500 (a bug)."""
+    503 with the project's refusal instead of a 500 and a traceback per request; the outage is logged
+    when it starts and when it ends (`Outage`). Errors that say the query was wrong go on to be a 500
+    (a bug)."""
     if request.scope["type"] != "http" or isinstance(exc, IntegrityError | ProgrammingError | DataError):
         raise exc
-    log.warning(
-        "%s %s: the database could not answer (%s: %s)",
-        request.method,
-        request.url.path,
-        type(exc).__name__,
-        str(exc).split("\n")[0],
-    )
+    outage: Outage | None = getattr(request.app.state, "outage", None)
+    what = f"{request.method} {request.url.path}"
+    if outage is not None:
+        outage.failed(what, exc)
+    else:  # a lobby of its own (tests): no engine to probe
+        log.warning("%s: the database could not answer (%s: %s)", what, type(exc).__name__, str(exc).split("\n")[0])
     if request.url.path.startswith("/api/"):
         return refusal(TableError("server/storage", STORAGE_DOWN, status=503))
     return PlainTextResponse(STORAGE_DOWN, status_code=503)
@@ -210,7 +212,7 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.socket_config = socket_config or SocketConfig()
         engine = None
-        app.state.store = None
+        app.state.store = app.state.outage = None
         app.state.forwarding = node = None
         if lobby is not None:
             app.state.lobby = lobby
@@ -220,6 +222,7 @@ def create_app(
             engine = make_engine(database_url(db))
             await upgrade(engine)
             app.state.store = SqlJournal(engine)
+            app.state.outage = Outage(engine)
             app.state.lobby = Lobby(journal=app.state.store)
         # Without a database there are no accounts, so nothing signed outlives the process.
         config = club or ClubConfig(load_secret() if engine is not None else secrets.token_urlsafe(32))
@@ -253,11 +256,13 @@ def create_app(
         finally:
             await app.state.lobby.close(1012)  # clients reconnect when the server is back (lesson 12)
             if engine is not None:
+                await app.state.outage.close()
                 await app.state.store.close()  # the journal's last writes are committed before the engine goes
                 if node is not None:
                     await node.close()  # the tables are let go now: another process takes them at once
                 await engine.dispose()
 
+    quiet_client_faults()  # uvicorn's tracebacks about what a client did become one warning line
     routes = [
         Route("/healthz", healthz, name="healthz"),
         Route("/api/tables", api(list_tables), methods=["GET"], name="list_tables"),
