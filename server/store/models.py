@@ -22,6 +22,7 @@ __all__ = [
     "MemberRow",
     "PlayerRow",
     "SeatRow",
+    "SessionRow",
     "SettingRow",
 ]
 
@@ -82,9 +83,26 @@ class AuditRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     actor: Mapped[str] = mapped_column(String(40))  # a member's name, or "server"
+    actor_id: Mapped[int | None] = mapped_column(Integer)  # the member who acted (names change), if one did
     action: Mapped[str] = mapped_column(String(40))
     target: Mapped[str] = mapped_column(String(80))
+    target_id: Mapped[int | None] = mapped_column(Integer)  # the member acted on, if one was
     detail: Mapped[str] = mapped_column(String(200))
+
+
+class SessionRow(Base):
+    """A member logged in on one browser: the signed session cookie carries the id; the session ends
+    (``ended_at``) when they log out there or everywhere, change their password, or end it by hand."""
+
+    __tablename__ = "sessions"
+
+    id: Mapped[str] = mapped_column(String(43), primary_key=True)  # random, unguessable
+    member_id: Mapped[int] = mapped_column(ForeignKey("members.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))  # updated at most once a minute
+    agent: Mapped[str] = mapped_column(String(200))  # the browser's User-Agent, cut short
+    address: Mapped[str] = mapped_column(String(64))  # where it was last seen from
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
 
 
 class SettingRow(Base):
