@@ -106,12 +106,16 @@ async def table_socket(websocket: WebSocket) -> None:
             await websocket.send_text(_refusal(exc, None))
             await websocket.close(SERVICE_RESTART if moving else POLICY_VIOLATION, exc.reason)
         return
+    session = websocket.scope.get("sparrow.session")  # set by server.club.gate.Gate
+    logins = websocket.app.state.club.logins
+    logins.hold(session and session.id, conn)  # closed when the session ends (server/club/logins.py)
     writer = asyncio.get_running_loop().create_task(_writer(websocket, conn))
     try:
         await _reader(websocket, seat.reader(conn, config), wire)
     except (WebSocketDisconnect, TimeoutError, RuntimeError):
         pass
     finally:
+        logins.release(session and session.id, conn)
         seat.leave(conn)
         conn.close(GOING_AWAY, "")
         await writer

@@ -18,9 +18,10 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from game.rulesets import RULESETS
+from server.club.logins import Logins, device
 from server.club.passwords import check_new_password, hash_password, verify_password
 from server.club.sessions import Signer
-from server.club.store import ClubStore, Member, NameTaken
+from server.club.store import ClubStore, Member, NameTaken, Session
 from server.club.throttle import Throttle
 from server.origins import OriginError, configured
 from server.tables.errors import TableError
@@ -38,6 +39,7 @@ MODES = {
 INVITE_TTL = 7 * 24 * 3600.0  # an invitation link works for a week …
 FIRST_ADMIN_TTL = 24 * 3600.0  # … the first-admin link for a day
 RESET_TTL = 24 * 3600.0
+AUDIT_PAGE = 50  # lines of the audit log shown at a time
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +61,11 @@ def _code_hash(code: str) -> str:
     return hashlib.sha256(code.encode()).hexdigest()
 
 
+def _ref(session_id: str) -> str:
+    """How *Your account* names a session: not its id, which (with the secret) makes its cookie."""
+    return hashlib.sha256(f"session:{session_id}".encode()).hexdigest()[:20]
+
+
 class Club:
     """The club of one server. Without a database (``engine`` None) there are no accounts and the
     club is open."""
@@ -74,6 +81,7 @@ class Club:
         self._names: dict[str, int | None] = {}  # name (case-folded) → the member it belongs to
         self.by_name = Throttle(limit=5, window=900.0, lockout=900.0)
         self.by_address = Throttle(limit=30, window=900.0, lockout=900.0)
+        self.logins = Logins(self.store, lambda: self.clock())
         # The lobby closes a member's sockets (with the reason given, if one is).
         self.on_cut_off: Callable[..., object] = lambda member, reason=None: None
         self.defaults: dict[str, Any] = {"ruleset": "classical", "timers": Timers().to_json()}  # for new tables
@@ -109,6 +117,7 @@ class Club:
             self.origins = list(origins.get("origins", []))
             self.allowed_origins = configured(self.origins)
         self.mode = str(stored["mode"]) if stored and stored.get("mode") in MODES else "members"
+        await self.logins.refresh()
         for member in members.values():
             old = before.get(member.id)
             if member.disabled and old is not None and not old.disabled:
@@ -138,20 +147,59 @@ class Club:
         return self.clock()
 
     # --------------------------------------------------------------- sessions
-    def member_of(self, cookie: str | None) -> Member | None:
-        """The member a session cookie belongs to, if it is valid: signed by this server's secret,
-        not expired, of an enabled member, and not from before their last "log out everywhere"."""
+    async def session_of(self, cookie: str | None, address: str) -> tuple[Member, Session] | None:
+        """The member a session cookie belongs to and its session, if it is valid: signed by this
+        server's secret, not expired, of a session that has not ended, of an enabled member."""
         found = self.signer.read_session(cookie)
-        if found is None:
+        session = None if found is None else await self.logins.find(found, address)
+        member = None if session is None else self.members.get(session.member)
+        if session is None or member is None or member.disabled:
             return None
-        member = self.members.get(found[0])
-        if member is None or member.disabled or member.epoch != found[1]:
-            return None
-        return member
+        return member, session
 
-    def session_cookie(self, member: Member) -> str:
-        """A fresh session cookie value for ``member``."""
-        return self.signer.session(member.id, member.epoch)
+    async def start_session(self, member: Member, agent: str, address: str) -> str:
+        """A new session of ``member`` on the browser that sent User-Agent ``agent``: its cookie's value."""
+        session = await self.logins.start(member.id, agent, address)
+        return self.signer.session(session.id)
+
+    async def logged_in(self, member: Member, agent: str, address: str) -> str:
+        """`start_session` after ``member`` logged in with their password (written to the audit log)."""
+        cookie = await self.start_session(member, agent, address)
+        await self._audit(member, "logged in", member.name, f"from {address}, {device(agent)}", member.id)
+        return cookie
+
+    async def logout(self, member: Member, session: Session) -> None:
+        """End this session (the browser's cookie stops working, even copied) and close its sockets."""
+        await self.logins.end(member.id, "you logged out", only=session.id)
+        await self._audit(member, "logged out", member.name, f"from {session.address}", member.id)
+
+    async def sessions(self, member: Member, current: Session | None) -> list[dict[str, object]]:
+        """The member's sessions for *Your account*: device, address, when started and last seen."""
+        return [
+            {
+                "id": _ref(s.id),
+                "device": device(s.agent),
+                "address": s.address,
+                "started": int(s.created * 1000),
+                "seen": int(s.seen * 1000),
+                "current": current is not None and s.id == current.id,
+            }
+            for s in await self.logins.of(member.id)
+        ]
+
+    async def end_session(self, member: Member, ref: object) -> bool:
+        """End one of the member's sessions, named by its id in `sessions`; True if it was the one given.
+
+        :raises TableError: ``club/no_session`` (404) for one that is not theirs, or ended.
+        """
+        found = [s for s in await self.logins.of(member.id) if isinstance(ref, str) and _ref(s.id) == ref]
+        if not found:
+            raise TableError("club/no_session", "you have no such session (it may have ended)", status=404)
+        session = found[0]
+        await self.logins.end(member.id, "this session was ended", only=session.id)
+        detail = f"{device(session.agent)} at {session.address}"
+        await self._audit(member, "ended a session", member.name, detail, member.id)
+        return True
 
     def guest_table(self, guest_pass: str | None) -> str | None:
         """The table a guest pass lets its holder into (only in "invite" mode)."""
@@ -204,14 +252,15 @@ class Club:
 
     async def logout_everywhere(self, member: Member) -> Member:
         """End every session of ``member`` (their cookies stop working, and the sockets opened with them
-        close); returns them, with a new epoch."""
-        await self._store().update_member(member.id, epoch=member.epoch + 1)
-        member.epoch += 1
+        close); returns them."""
+        ended = await self.logins.end(member.id, "you logged out everywhere")
         self.on_cut_off(member.id, "you logged out everywhere")
+        await self._audit(member, "logged out everywhere", member.name, f"{len(ended)} session(s) ended", member.id)
         return member
 
-    async def change_password(self, member: Member, old: object, new: object) -> Member:
-        """Set a new password (the old one must be right); other sessions end.
+    async def change_password(self, member: Member, session: Session | None, old: object, new: object) -> Member:
+        """Set a new password (the old one must be right): the member's other sessions end and their
+        sockets close, ``session`` (the one asking) goes on, and reset links made before stop working.
 
         :raises TableError: for a wrong old password or an unacceptable new one.
         """
@@ -219,8 +268,13 @@ class Club:
         if not await verify_password(member.password_hash, old):
             raise TableError("auth/bad_login", "your current password is not right", status=403)
         digest = await hash_password(password)
-        await self._store().update_member(member.id, password_hash=digest, epoch=member.epoch + 1)
-        member.password_hash, member.epoch = digest, member.epoch + 1
+        store = self._store()
+        await store.update_member(member.id, password_hash=digest)
+        member.password_hash = digest
+        await store.revoke_resets(member.id, self._now())
+        keep = None if session is None else session.id
+        ended = await self.logins.end(member.id, "your password was changed", keep=keep)
+        await self._audit(member, "changed password", member.name, f"{len(ended)} other session(s) ended", member.id)
         return member
 
     # ------------------------------------------------------------ invitations
@@ -295,8 +349,11 @@ class Club:
             digest = await hash_password(password)
             if not await store.use_invitation(_code_hash(code), self._now()):
                 raise TableError("club/bad_invitation", "that invitation link was used just now", status=404)
-            await store.update_member(member.id, password_hash=digest, epoch=member.epoch + 1)
-            member.password_hash, member.epoch = digest, member.epoch + 1
+            await store.update_member(member.id, password_hash=digest)
+            member.password_hash = digest
+            await store.revoke_resets(member.id, self._now())
+            ended = await self.logins.end(member.id, "your password was reset")
+            await self._audit(member, "reset password", member.name, f"{len(ended)} session(s) ended", member.id)
             return member
         chosen = clean_text(what["name"] if what["name"] else name, "your name", NAME_MAX)
         owner = self.name_owner(chosen)
@@ -313,7 +370,7 @@ class Club:
             ) from None
         self._keep(member)
         how = "as the first admin" if member.admin else "by invitation"
-        await store.audit(chosen, "joined", chosen, how, self._now())
+        await self._audit(member, "joined", chosen, how, member.id)
         return member
 
     async def signup(self, club_code: object, name: object, password: object) -> Member:
@@ -338,7 +395,7 @@ class Club:
                 "club/name_taken", f"the name {chosen!r} belongs to a member already", status=409
             ) from None
         self._keep(member)
-        await store.audit(chosen, "joined", chosen, "with the club code", self._now())
+        await self._audit(member, "joined", chosen, "with the club code", member.id)
         return member
 
     # ------------------------------------------------------------------ admin
@@ -365,8 +422,9 @@ class Club:
         await self._store().update_member(member.id, disabled=disabled, epoch=member.epoch + 1)
         member.disabled, member.epoch = disabled, member.epoch + 1
         if disabled:
+            await self.logins.end(member.id, "your membership was disabled")
             self.on_cut_off(member.id)
-        await self._audit(admin, "disabled" if disabled else "enabled", member.name, "")
+        await self._audit(admin, "disabled" if disabled else "enabled", member.name, "", member.id)
         return member
 
     async def set_admin(self, admin: Member, member_id: object, value: bool) -> Member:
@@ -376,14 +434,15 @@ class Club:
             raise TableError("club/self", "you cannot take away your own admin rights", status=409)
         await self._store().update_member(member.id, admin=value)
         member.admin = value
-        await self._audit(admin, "made admin" if value else "no longer admin", member.name, "")
+        await self._audit(admin, "made admin" if value else "no longer admin", member.name, "", member.id)
         return member
 
     async def reset_link(self, admin: Member, member_id: object) -> str:
         """A one-time link with which a member sets a new password."""
         member = self._target(member_id)
+        await self._store().revoke_resets(member.id, self._now())  # only the newest link works
         code = await self.invite(admin, "reset", member=member.id, ttl=RESET_TTL)
-        await self._audit(admin, "password reset link", member.name, "valid for a day")
+        await self._audit(admin, "password reset link", member.name, "valid for a day", member.id)
         return self.link(code)
 
     async def invitation_link(self, admin: Member, name: object, days: object) -> str:
@@ -424,7 +483,7 @@ class Club:
         member.name = chosen
         self._by_key.pop(old.casefold(), None)
         self._keep(member)
-        await self._store().audit(chosen, "renamed", chosen, f"was {old}", self._now())
+        await self._audit(member, "renamed", chosen, f"was {old}", member.id)
         return member
 
     async def set_defaults(self, admin: Member, ruleset_name: object, timers: object) -> None:
@@ -474,7 +533,7 @@ class Club:
             raise TableError("club/name_taken", f"the name {name!r} belongs to another member", status=409)
         count = await self._store().give_name(name, member.id)
         self._names[name.casefold()] = member.id
-        await self._audit(admin, "gave games", member.name, f"{count} seat(s) played as {name!r}")
+        await self._audit(admin, "gave games", member.name, f"{count} seat(s) played as {name!r}", member.id)
         return count
 
     async def note_name(self, name: str) -> None:
@@ -485,9 +544,23 @@ class Club:
         """Log an admin's action on something outside the club (a table)."""
         await self._audit(admin, action, target, detail)
 
-    async def _audit(self, admin: Member | None, action: str, target: str, detail: str) -> None:
-        await self._store().audit("server" if admin is None else admin.name, action, target, detail, self._now())
+    async def _audit(
+        self, actor: Member | None, action: str, target: str, detail: str, target_id: int | None = None
+    ) -> None:
+        """Write a line of the audit log: who acted (a member, or the server), on whom (by name, and by id
+        when a member: names change)."""
+        name, actor_id = ("server", None) if actor is None else (actor.name, actor.id)
+        await self._store().audit(name, action, target, detail, self._now(), actor_id=actor_id, target_id=target_id)
 
-    async def audit_log(self) -> list[dict[str, object]]:
-        """The audit log, newest first."""
-        return await self._store().audit_log()
+    async def audit_log(self, before: object = None) -> dict[str, object]:
+        """A page of the audit log, newest first: the latest `AUDIT_PAGE` lines, or those before line
+        ``before``; ``next`` is the ``before`` of the page after (None on the last).
+
+        :raises TableError: ``input/malformed`` for a ``before`` that is not a line number.
+        """
+        if before is not None and (isinstance(before, bool) or not isinstance(before, int) or before < 0):
+            raise TableError("input/malformed", "before must be the number of a line of the audit log")
+        lines = await self._store().audit_log(AUDIT_PAGE + 1, before)
+        more = len(lines) > AUDIT_PAGE
+        lines = lines[:AUDIT_PAGE]
+        return {"audit": lines, "next": lines[-1]["id"] if more else None}

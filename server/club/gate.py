@@ -25,8 +25,9 @@ _TABLE_PATH = re.compile(r"^/(?:t|api/tables)/([^/]+)(?:/[a-z]+)?$")
 
 
 class Gate:
-    """Sets ``scope["sparrow.member"]`` (a `Member` or None) and ``scope["sparrow.guest"]`` (the table
-    a guest pass admits to, or None), and refuses what the club mode keeps out."""
+    """Sets ``scope["sparrow.member"]`` (a `Member` or None), ``scope["sparrow.session"]`` (its
+    `Session`) and ``scope["sparrow.guest"]`` (the table a guest pass admits to, or None), and refuses
+    what the club mode keeps out."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -37,9 +38,12 @@ class Gate:
             return
         club: Club = scope["app"].state.club
         connection = HTTPConnection(scope)
-        member = club.member_of(connection.cookies.get(SESSION_COOKIE))
+        address = connection.client.host if connection.client else "?"
+        found = await club.session_of(connection.cookies.get(SESSION_COOKIE), address)
+        member = None if found is None else found[0]
         guest = club.guest_table(connection.query_params.get("guest") or connection.cookies.get(GUEST_COOKIE))
         scope["sparrow.member"] = member
+        scope["sparrow.session"] = None if found is None else found[1]
         scope["sparrow.guest"] = guest
         path = scope["path"]
         if club.mode == "open" or member is not None or PUBLIC.match(path) or _guest_may(path, guest):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import unicodedata
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -16,6 +17,9 @@ __all__ = ["PASSWORD_MAX", "PASSWORD_MIN", "check_new_password", "hash_password"
 
 PASSWORD_MIN = 8
 PASSWORD_MAX = 200
+# Control and format characters (NUL, tabs, newlines, DEL, bidirectional marks), line and paragraph
+# separators and lone surrogates: none can be typed into a password field, and some cannot be hashed.
+_UNTYPABLE = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 
 _HASHER = PasswordHasher()
 _DUMMY = _HASHER.hash(secrets.token_urlsafe(16))  # verified against for unknown names: same work, same time
@@ -28,6 +32,10 @@ def check_new_password(password: object) -> str:
     """
     if not isinstance(password, str) or not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
         raise TableError("auth/weak_password", f"a password must be {PASSWORD_MIN} to {PASSWORD_MAX} characters long")
+    if any(unicodedata.category(c) in _UNTYPABLE for c in password):
+        raise TableError("auth/bad_password", "a password cannot hold control characters (such as tabs or new lines)")
+    if not password.strip():
+        raise TableError("auth/bad_password", "a password cannot be only spaces")
     return password
 
 

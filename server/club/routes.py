@@ -15,7 +15,7 @@ from server.api import api, body, member
 from server.club.club import MODES, Club
 from server.club.passwords import PASSWORD_MIN
 from server.club.sessions import SESSION_COOKIE, SESSION_MAX_AGE, keep_cookie
-from server.club.store import Member
+from server.club.store import Member, Session
 from server.lobby import Lobby
 from server.pages import TEMPLATES, page_renderer
 from server.tables.errors import TableError
@@ -41,10 +41,21 @@ def _admin(request: Request) -> Member:
     return _club(request).require_admin(member(request))
 
 
-def _logged_in(request: Request, who: Member, answer: dict[str, object] | None = None) -> Response:
-    """A JSON answer that sets ``who``'s session cookie: signed, HttpOnly, SameSite=Lax, Secure over HTTPS."""
-    response = JSONResponse(answer or {"member": who.to_json()})
-    keep_cookie(response, request, SESSION_COOKIE, _club(request).session_cookie(who), SESSION_MAX_AGE)
+def _session(request: Request) -> Session | None:
+    """The session the request came with (set by server.club.gate.Gate)."""
+    found: Session | None = request.scope.get("sparrow.session")
+    return found
+
+
+def _browser(request: Request) -> tuple[str, str]:
+    """The User-Agent and the address of whoever asks."""
+    return request.headers.get("user-agent", "")[:200], request.client.host if request.client else "?"
+
+
+def _logged_in(request: Request, who: Member, cookie: str) -> Response:
+    """A JSON answer that sets the session cookie: signed, HttpOnly, SameSite=Lax, Secure over HTTPS."""
+    response = JSONResponse({"member": who.to_json()})
+    keep_cookie(response, request, SESSION_COOKIE, cookie, SESSION_MAX_AGE)
     return response
 
 
@@ -78,13 +89,32 @@ async def me(request: Request) -> object:
 
 async def login(request: Request) -> object:
     data = await body(request)
-    address = request.client.host if request.client else "?"
-    who = await _club(request).login(data.get("name"), data.get("password"), address)
-    return _logged_in(request, who)
+    agent, address = _browser(request)
+    club = _club(request)
+    who = await club.login(data.get("name"), data.get("password"), address)
+    return _logged_in(request, who, await club.logged_in(who, agent, address))
 
 
 async def logout(request: Request) -> object:
+    who, session = member(request), _session(request)
+    if who is not None and session is not None:
+        await _club(request).logout(who, session)
     return _logged_out({"logged_out": True})
+
+
+async def sessions(request: Request) -> object:
+    return {"sessions": await _club(request).sessions(_me(request), _session(request))}
+
+
+async def end_session(request: Request) -> object:
+    data = await body(request)
+    who, session = _me(request), _session(request)
+    club = _club(request)
+    ref = data.get("session")
+    current = session is not None and any(s["id"] == ref and s["current"] for s in await club.sessions(who, session))
+    await club.end_session(who, ref)
+    answer: dict[str, object] = {"ended": True, "current": current}
+    return _logged_out(answer) if current else answer
 
 
 async def logout_everywhere(request: Request) -> object:
@@ -98,36 +128,48 @@ async def invitation(request: Request) -> object:
 
 async def welcome(request: Request) -> object:
     data = await body(request)
-    who = await _club(request).accept(data.get("code"), data.get("name"), data.get("password"))
-    return _logged_in(request, who)
+    club = _club(request)
+    who = await club.accept(data.get("code"), data.get("name"), data.get("password"))
+    return _logged_in(request, who, await club.start_session(who, *_browser(request)))
 
 
 async def signup(request: Request) -> object:
     data = await body(request)
-    who = await _club(request).signup(data.get("code"), data.get("name"), data.get("password"))
-    return _logged_in(request, who)
+    club = _club(request)
+    who = await club.signup(data.get("code"), data.get("name"), data.get("password"))
+    return _logged_in(request, who, await club.start_session(who, *_browser(request)))
 
 
 async def change_password(request: Request) -> object:
     data = await body(request)
-    who = await _club(request).change_password(_me(request), data.get("old"), data.get("new"))
-    return _logged_in(request, who)
+    club = _club(request)
+    who = await club.change_password(_me(request), _session(request), data.get("old"), data.get("new"))
+    return {"member": who.to_json()}
 
 
 async def admin_state(request: Request) -> object:
     _admin(request)
     club = _club(request)
     lobby = request.app.state.lobby
+    audit = await club.audit_log()
     return {
         "members": [m.to_json() for m in club.members.values()],
         "mode": club.mode,
         "modes": MODES,
         "signup": await club.signup_open(),
         "tables": lobby.all_tables(),
-        "audit": await club.audit_log(),
+        "audit": audit["audit"],
+        "audit_next": audit["next"],
         "defaults": club.defaults,
         "origins": club.origins,
     }
+
+
+async def audit_log(request: Request) -> object:
+    _admin(request)
+    text = request.query_params.get("before")
+    before = int(text) if text is not None and text.isascii() and text.isdigit() and len(text) <= 12 else text
+    return await _club(request).audit_log(before)
 
 
 async def invite(request: Request) -> object:
@@ -300,6 +342,9 @@ def club_routes(templates_dir: Path = TEMPLATES) -> list[BaseRoute]:
         Route("/api/club/signup", api(signup), methods=["POST"], name="api_signup"),
         Route("/api/club/password", api(change_password), methods=["POST"], name="api_password"),
         Route("/api/club/admin", api(admin_state), methods=["GET"], name="api_admin"),
+        Route("/api/club/audit", api(audit_log), methods=["GET"], name="api_audit"),
+        Route("/api/club/sessions", api(sessions), methods=["GET"], name="api_sessions"),
+        Route("/api/club/sessions/end", api(end_session), methods=["POST"], name="api_end_session"),
         Route("/api/club/invitations", api(invite), methods=["POST"], name="api_invite"),
         Route("/api/club/members/{member_id}", api(change_member), methods=["POST"], name="api_member"),
         Route("/api/club/members/{member_id}/reset", api(reset_link), methods=["POST"], name="api_reset"),

@@ -1,4 +1,4 @@
-"""Signed values the browser keeps: the session cookie of a logged-in member, and a guest pass to
+"""Signed values the browser keeps: the session cookie of a logged-in member (the id of a session), and a guest pass to
 one table. Both are signed with the server's secret by itsdangerous (timestamped, so they expire).
 """
 
@@ -42,16 +42,16 @@ class Signer:
         self._session = URLSafeTimedSerializer(secret, salt="sparrow.session")
         self._guest = URLSafeTimedSerializer(secret, salt="sparrow.guest")
 
-    def session(self, member: int, epoch: int) -> str:
-        """A session cookie's value for ``member`` at session ``epoch``."""
-        return self._session.dumps([member, epoch])
+    def session(self, session_id: str) -> str:
+        """A session cookie's value: the id of a session (`server.club.logins`)."""
+        return self._session.dumps({"session": session_id})
 
-    def read_session(self, value: str | None) -> tuple[int, int] | None:
-        """(member, epoch) from a session cookie, or None if it is missing, forged or expired."""
+    def read_session(self, value: str | None) -> str | None:
+        """The session id in a session cookie, or None if it is missing, forged or expired (or of the
+        older kind that named a member, which no longer works: its member logs in again)."""
         data = _load(self._session, value, SESSION_MAX_AGE)
-        if isinstance(data, list) and len(data) == 2 and all(type(x) is int for x in data):
-            return data[0], data[1]
-        return None
+        found = data.get("session") if isinstance(data, dict) else None
+        return found if isinstance(found, str) and 0 < len(found) <= 64 else None
 
     def guest_pass(self, table: str, host: int) -> str:
         """A pass for a guest to table ``table``, given by member ``host``."""

@@ -12,9 +12,9 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
-from server.store.models import AuditRow, InvitationRow, MemberRow, PlayerRow, SeatRow, SettingRow
+from server.store.models import AuditRow, InvitationRow, MemberRow, PlayerRow, SeatRow, SessionRow, SettingRow
 
-__all__ = ["ClubStore", "Invitation", "Member", "NameTaken"]
+__all__ = ["ClubStore", "Invitation", "Member", "NameTaken", "Session"]
 
 
 class NameTaken(Exception):
@@ -45,6 +45,29 @@ class Invitation:
     kind: str  # admin, member or reset
     name: str | None
     member: int | None
+
+
+@dataclass(slots=True)
+class Session:
+    """A member logged in on one browser (a row of ``sessions``); ``ended`` is when it ended, if it has."""
+
+    id: str
+    member: int
+    created: float
+    seen: float
+    agent: str
+    address: str
+    ended: float | None = None
+
+
+def _session(row: Any) -> Session:
+    ended = None if row.ended_at is None else _stamp(row.ended_at)
+    return Session(row.id, row.member_id, _stamp(row.created_at), _stamp(row.seen_at), row.agent, row.address, ended)
+
+
+def _stamp(when: datetime) -> float:
+    # SQLite hands back naive datetimes (of UTC): read them as UTC, as PostgreSQL's aware ones are.
+    return (when if when.tzinfo is not None else when.replace(tzinfo=UTC)).timestamp()
 
 
 def _when(t: float) -> datetime:
@@ -148,6 +171,81 @@ class ClubStore:
             )
         return result.rowcount == 1
 
+    async def revoke_resets(self, member: int, now: float) -> None:
+        """Make every unused reset link of ``member`` stop working (a newer one was made, or the password
+        changed)."""
+        async with self.engine.begin() as connection:
+            await connection.execute(
+                update(InvitationRow)
+                .where(
+                    InvitationRow.kind == "reset", InvitationRow.member_id == member, InvitationRow.used_at.is_(None)
+                )
+                .values(used_at=_when(now))
+            )
+
+    # --------------------------------------------------------------- sessions
+    async def add_session(self, session: Session) -> None:
+        """Store a new session."""
+        row = {
+            "id": session.id,
+            "member_id": session.member,
+            "created_at": _when(session.created),
+            "seen_at": _when(session.seen),
+            "agent": session.agent[:200],
+            "address": session.address[:64],
+            "ended_at": None,
+        }
+        async with self.engine.begin() as connection:
+            await connection.execute(insert(SessionRow).values(**row))
+
+    async def session(self, session_id: str) -> Session | None:
+        """The session with this id (ended or not), or None."""
+        async with self.engine.connect() as connection:
+            row = (await connection.execute(select(SessionRow).where(SessionRow.id == session_id))).first()
+        return None if row is None else _session(row)
+
+    async def sessions_of(self, member: int) -> list[Session]:
+        """The member's sessions that have not ended, last seen first."""
+        query = (
+            select(SessionRow)
+            .where(SessionRow.member_id == member, SessionRow.ended_at.is_(None))
+            .order_by(SessionRow.seen_at.desc())
+        )
+        async with self.engine.connect() as connection:
+            return [_session(row) for row in (await connection.execute(query)).all()]
+
+    async def seen(self, session_id: str, now: float, address: str) -> None:
+        """Note that a session was used just now, from ``address``."""
+        async with self.engine.begin() as connection:
+            await connection.execute(
+                update(SessionRow).where(SessionRow.id == session_id).values(seen_at=_when(now), address=address[:64])
+            )
+
+    async def end_sessions(
+        self, member: int, now: float, *, only: str | None = None, keep: str | None = None
+    ) -> list[str]:
+        """End the member's sessions (``only`` that one; all but ``keep``); the ids of those that ended."""
+        where = [SessionRow.member_id == member, SessionRow.ended_at.is_(None)]
+        if only is not None:
+            where.append(SessionRow.id == only)
+        if keep is not None:
+            where.append(SessionRow.id != keep)
+        async with self.engine.begin() as connection:
+            ids = list((await connection.scalars(select(SessionRow.id).where(*where))).all())
+            if ids:
+                await connection.execute(
+                    update(SessionRow)
+                    .where(SessionRow.id.in_(ids), SessionRow.ended_at.is_(None))
+                    .values(ended_at=_when(now))
+                )
+        return ids
+
+    async def ended_since(self, since: float) -> list[str]:
+        """The ids of the sessions that ended at ``since`` or later."""
+        query = select(SessionRow.id).where(SessionRow.ended_at >= _when(since))
+        async with self.engine.connect() as connection:
+            return list((await connection.scalars(query)).all())
+
     async def setting(self, key: str) -> dict[str, Any] | None:
         """A stored setting, or None."""
         async with self.engine.connect() as connection:
@@ -162,23 +260,46 @@ class ClubStore:
         async with self.engine.begin() as connection:
             await connection.execute(statement.on_conflict_do_update(index_elements=["key"], set_={"value": value}))
 
-    async def audit(self, actor: str, action: str, target: str, detail: str, now: float) -> None:
-        """Add a line to the audit log."""
-        row = {"at": _when(now), "actor": actor[:40], "action": action, "target": target[:80], "detail": detail[:200]}
+    async def audit(
+        self,
+        actor: str,
+        action: str,
+        target: str,
+        detail: str,
+        now: float,
+        *,
+        actor_id: int | None = None,
+        target_id: int | None = None,
+    ) -> None:
+        """Add a line to the audit log (``actor_id``, ``target_id``: the members named, if any)."""
+        row = {
+            "at": _when(now),
+            "actor": actor[:40],
+            "actor_id": actor_id,
+            "action": action,
+            "target": target[:80],
+            "target_id": target_id,
+            "detail": detail[:200],
+        }
         async with self.engine.begin() as connection:
             await connection.execute(insert(AuditRow).values(**row))
 
-    async def audit_log(self, limit: int = 200) -> list[dict[str, object]]:
-        """The latest lines of the audit log, newest first."""
+    async def audit_log(self, limit: int = 50, before: int | None = None) -> list[dict[str, object]]:
+        """Up to ``limit`` lines of the audit log, newest first: the latest, or those older than line ``before``."""
         query = select(AuditRow).order_by(AuditRow.id.desc()).limit(limit)
+        if before is not None:
+            query = query.where(AuditRow.id < before)
         async with self.engine.connect() as connection:
             rows = (await connection.execute(query)).all()
         return [
             {
-                "at": int(r.at.timestamp() * 1000),
+                "id": r.id,
+                "at": int(_stamp(r.at) * 1000),
                 "actor": r.actor,
+                "actor_id": r.actor_id,
                 "action": r.action,
                 "target": r.target,
+                "target_id": r.target_id,
                 "detail": r.detail,
             }
             for r in rows

@@ -122,20 +122,41 @@ function render(data) {
   });
   $("table-rows").replaceChildren(...tables);
   $("no-tables").hidden = tables.length > 0;
-  $("audit-rows").replaceChildren(
-    ...data.audit.map((line) => {
-      const row = el("tr");
-      row.append(
-        el("td", null, new Date(line.at).toLocaleString()),
-        el("td", null, line.actor),
-        el("td", null, line.action),
-        el("td", null, line.target),
-        el("td", null, line.detail),
-      );
-      return row;
-    }),
-  );
+  $("audit-rows").replaceChildren(...data.audit.map(auditRow));
+  showOlder(data.audit_next);
 }
+
+// A member is named with their number too: names change, numbers do not.
+const who = (name, id) => (id === null || id === undefined ? name : `${name} (#${id})`);
+
+function auditRow(line) {
+  const row = el("tr");
+  row.append(
+    el("td", null, new Date(line.at).toLocaleString()),
+    el("td", null, who(line.actor, line.actor_id)),
+    el("td", null, line.action),
+    el("td", null, who(line.target, line.target_id)),
+    el("td", null, line.detail),
+  );
+  return row;
+}
+
+function showOlder(next) {
+  const older = $("audit-older");
+  older.hidden = next === null || next === undefined;
+  older.dataset.before = older.hidden ? "" : String(next);
+}
+
+$("audit-older").addEventListener("click", async () => {
+  const url = `${root.dataset.audit}?before=${encodeURIComponent($("audit-older").dataset.before)}`;
+  try {
+    const page = await apiAnswer(await fetch(url));
+    $("audit-rows").append(...page.audit.map(auditRow));
+    showOlder(page.next);
+  } catch (err) {
+    say(err.message, true);
+  }
+});
 
 async function load() {
   try {

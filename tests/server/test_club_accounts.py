@@ -217,6 +217,7 @@ async def test_no_page_api_answer_or_socket_frame_carries_a_hash_a_secret_or_an_
                 "/account",
                 "/api/me",
                 "/api/club/admin",
+                "/api/club/sessions",
                 f"/t/{table}",
                 f"/api/tables/{table}",
             ):
@@ -227,6 +228,8 @@ async def test_no_page_api_answer_or_socket_frame_carries_a_hash_a_secret_or_an_
         assert pending not in text and code not in text and reset.rsplit("/", 1)[1] not in text
         hashes = [m.password_hash for m in live.app.state.club.members.values()]
         assert not any(h in text for h in hashes)
+        sessions = [k for k, s in live.app.state.club.logins._known.items() if s is not None]
+        assert len(sessions) == 2 and not any(k in text for k in sessions)  # the ids its cookies sign
 
 
 async def test_disabling_a_member_closes_their_sockets_at_once_and_ends_their_sessions(
