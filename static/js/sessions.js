@@ -42,7 +42,7 @@ function render(sessions) {
       const button = document.createElement("button");
       button.type = "button";
       button.textContent = session.current ? "Log out here" : "End";
-      button.setAttribute("aria-label", `End the session on ${session.device}, ${session.address}`);
+      button.setAttribute("aria-label", `${button.textContent}: ${session.device}, ${session.address}`);
       button.addEventListener("click", () => end(session));
       actions.append(button);
       row.append(device, cell(session.address), cell(new Date(session.seen).toLocaleString()), actions);

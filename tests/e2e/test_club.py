@@ -110,3 +110,34 @@ def test_a_disabled_member_is_cut_off_at_once(club: LiveServer, new_page: Any) -
     log_in(bob, "Bob")
     expect(bob.locator("[data-error]").first).to_contain_text("wrong name or password")
     expect(admin.locator("#audit-rows tr").first).to_contain_text("disabled")
+
+
+def test_your_account_lists_where_you_are_logged_in_and_ends_another_device(club: LiveServer, new_page: Any) -> None:
+    laptop = new_page()
+    use_link(laptop, club.url + str(club.wait(club.app.state.club.first_admin_link())), "Ann")
+    phone = new_page(360, 740)
+    phone.goto(club.url + "/")
+    log_in(phone, "Ann")
+    phone.wait_for_url(club.url + "/")
+    laptop.goto(club.url + "/account")
+    rows = laptop.locator("#session-rows tr")
+    expect(rows).to_have_count(2)
+    expect(rows.filter(has_text="this device")).to_have_count(1)
+    other = rows.filter(has_not_text="this device")
+    expect(other).to_contain_text("127.0.0.1")
+    other.get_by_role("button", name="End").click()
+    expect(rows).to_have_count(1)
+    phone.reload()
+    expect(phone.locator("input[name=password]")).to_be_visible()  # the phone was logged out
+    laptop.goto(club.url + "/admin")
+    expect(laptop.locator("#audit-rows tr").first).to_contain_text("ended a session")
+    expect(laptop.locator("#audit-rows tr").first).to_contain_text("Ann (#1)")
+    for i in range(60):
+        club.wait(club.app.state.club.audit(club.app.state.club.members[1], "test line", f"line {i}", ""))
+    laptop.reload()
+    audit = laptop.locator("#audit-rows tr")
+    expect(audit).to_have_count(50)
+    expect(audit.first).to_contain_text("line 59")
+    laptop.get_by_role("button", name="Older lines").click()
+    expect(audit.last).to_contain_text("joined")  # the first line of all
+    expect(laptop.get_by_role("button", name="Older lines")).to_be_hidden()
