@@ -57,6 +57,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from game.game import Game, GamePhase
 from game.policy import choose
 from game.rulesets import Ruleset, ruleset
+from server.rates.policy import LOAD_FLAGS
 from server.store.journal import (  # the journal's own row builders: the same rows
     SqlJournal,
     action_row,
@@ -312,6 +313,7 @@ def served(url: str) -> Iterator[tuple[str, int]]:
     URL and process id until it is stopped."""
     port = free_port()
     command = [sys.executable, "-m", "server.cli", "serve", "--db", url, "--port", str(port), "--club-mode", "open"]
+    command += LOAD_FLAGS  # every request comes from this one address
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -37,6 +37,7 @@ from rich.console import Console
 from rich.table import Table
 
 from server.loadtest.driver import Options, loadtest
+from server.rates.policy import LOAD_FLAGS
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS = "redis://127.0.0.1:6379/0"
@@ -78,6 +79,7 @@ async def servers(variant: str, processes: int, workdir: Path, *, cluster: bool 
     try:
         for port in ports:
             command = [sys.executable, "-c", code, "serve", "--port", str(port), "--db", db, "--club-mode", "open"]
+            command += LOAD_FLAGS  # every request comes from this one address
             log = open(workdir / f"{variant.replace(' ', '-')}-{port}.log", "ab")  # noqa: SIM115 (the child keeps it)
             procs.append(subprocess.Popen([*command, *extra], stdout=log, stderr=log, env=env))
         async with httpx.AsyncClient(trust_env=False) as http:

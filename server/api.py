@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -44,8 +45,9 @@ def cross_site(request: Request) -> TableError | None:
 
 
 def refusal(error: TableError) -> Response:
-    """A refusal as a JSON response with its status."""
-    return JSONResponse({"error": error.to_json()}, status_code=error.status)
+    """A refusal as a JSON response with its status (and Retry-After, when it says when to)."""
+    headers = None if error.retry_after is None else {"retry-after": str(math.ceil(error.retry_after))}
+    return JSONResponse({"error": error.to_json()}, status_code=error.status, headers=headers)
 
 
 def api(handler: Callable[[Request], Awaitable[object]]) -> Handler:

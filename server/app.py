@@ -23,6 +23,7 @@ from starlette.routing import Route, WebSocketRoute
 from server.api import api, body, member, refusal
 from server.club.club import Club, ClubConfig
 from server.club.gate import Gate
+from server.club.lockout import Lockout
 from server.club.routes import club_routes
 from server.club.secret import load_secret
 from server.history.pages import history_pages
@@ -33,6 +34,9 @@ from server.lobby import Request as Request_
 from server.logs import quiet_client_faults
 from server.outage import Outage
 from server.pages import page_routes
+from server.rates.counter import Rates, storage_for
+from server.rates.gate import RateGate
+from server.rates.policy import Limits
 from server.store.journal import SqlJournal
 from server.store.migrate import upgrade
 from server.store.session import database_url, make_engine
@@ -187,6 +191,13 @@ async def guest_link(request: Request) -> object:
     return {"link": str(request.url_for("table_page", table_id=table_id).path) + "?guest=" + guest}
 
 
+def _prefix(db: str | None) -> str:
+    """Where the limits' counts of the processes on database ``db`` are kept in Redis."""
+    from server.cluster.node import bus_prefix
+
+    return bus_prefix(database_url(db))
+
+
 def create_app(
     lobby: Lobby | None = None,
     socket_config: SocketConfig | None = None,
@@ -194,6 +205,8 @@ def create_app(
     db: str | None = None,
     club: ClubConfig | None = None,
     redis: str | None = None,
+    limits: Limits | None = None,
+    rates: Rates | None = None,
 ) -> Starlette:
     """The Sparrow application. Tests may pass their own lobby (with a fake clock). Otherwise the
     lobby journals to the database ``db`` (see `server.store.session.database_url`; ``"memory"``
@@ -206,6 +219,9 @@ def create_app(
     With ``redis`` (a Redis URL; ``db`` must then be PostgreSQL) this is one of several processes
     sharing the database (server/cluster): it runs the tables it holds a lease on, takes over those
     nobody holds, and gets every other request to the process running its table.
+
+    Every visitor is held to ``limits`` (`server.rates`), counted in Redis when there is one (each
+    process counts the same), else in this process; tests may pass their own ``rates``.
     """
 
     @contextlib.asynccontextmanager
@@ -227,6 +243,9 @@ def create_app(
         # Without a database there are no accounts, so nothing signed outlives the process.
         config = club or ClubConfig(load_secret() if engine is not None else secrets.token_urlsafe(32))
         app.state.club = Club(engine, config)
+        shared = storage_for(redis, _prefix(db)) if engine is not None and redis is not None else None
+        app.state.rates = rates or Rates(limits, shared)
+        app.state.club.lockout = Lockout(app.state.rates)
         await app.state.club.open()
         app.state.club.on_cut_off = app.state.lobby.cut_off
         if engine is not None and redis is not None:
@@ -255,6 +274,7 @@ def create_app(
             yield
         finally:
             await app.state.lobby.close(1012)  # clients reconnect when the server is back (lesson 12)
+            await app.state.rates.close()
             if engine is not None:
                 await app.state.outage.close()
                 await app.state.store.close()  # the journal's last writes are committed before the engine goes
@@ -283,7 +303,12 @@ def create_app(
     ]
     # A hand's replay is 120–190 kB of JSON; compressed it is a tenth of that (sockets compress their
     # own frames with permessage-deflate; this middleware leaves them alone).
-    middleware = [Middleware(Hsts), Middleware(GZipMiddleware, minimum_size=1024), Middleware(Gate)]
+    middleware = [
+        Middleware(Hsts),
+        Middleware(GZipMiddleware, minimum_size=1024),
+        Middleware(Gate),
+        Middleware(RateGate),
+    ]
     # (OSError: a connection to the database that could not be made or was reset)
     handlers = {DBAPIError: storage_down, OSError: storage_down}
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers=handlers)

@@ -15,6 +15,7 @@ from sqlalchemy.exc import ArgumentError
 
 from server import logs, metrics
 from server.cli.arguments import whole_number
+from server.rates.policy import LimitError, Limits
 
 __all__ = ["register"]
 
@@ -86,6 +87,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="run N server processes on one port, sharing the PostgreSQL --db through --redis; a process that "
         "dies is started again and its tables are taken over by the others (default: one process)",
     )
+    parser.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help='change one limit per visitor (docs/protocol.md, "Limits"), e.g. sockets=40, requests=1200/minute, '
+        "body-timeout=5; repeatable; names: " + ", ".join(Limits().to_json()),
+    )
     parser.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)  # a worker's inherited port
     parser.add_argument("--no-admin-link", action="store_true", help=argparse.SUPPRESS)  # a worker but the first
     parser.set_defaults(func=run)
@@ -119,6 +128,10 @@ def run(args: argparse.Namespace) -> int:
         return _refuse(
             f"--db {args.db!r} is not a database URL such as sqlite:///data/sparrow.db or postgresql://host/db"
         )
+    try:
+        limits = Limits().with_flags(args.limit)
+    except LimitError as exc:
+        return _refuse(str(exc))
     redis = args.redis or os.environ.get("SPARROW_REDIS") or None
     problem = _cluster_problem(url, redis, args.workers)
     if problem:
@@ -140,7 +153,9 @@ def run(args: argparse.Namespace) -> int:
     socket_config = SocketConfig(allowed_origins=tuple(args.allow_origin), public_origins=tuple(public))
     base_url = public[0].rstrip("/") if public else f"http://{_display(_reachable(args.host))}:{port}"
     club = ClubConfig(load_secret(), mode=args.club_mode, base_url=base_url, announce=not args.no_admin_link)
-    app = create_app(socket_config=socket_config, db="memory" if url is None else url, club=club, redis=redis)
+    app = create_app(
+        socket_config=socket_config, db="memory" if url is None else url, club=club, redis=redis, limits=limits
+    )
     # In JSON, uvicorn's own lines go through our handler (None: it leaves logging as it is).
     log_config = None if args.log_format == "json" else LOGGING_CONFIG
     config = uvicorn.Config(

@@ -39,6 +39,8 @@ def _command(args: argparse.Namespace, fd: int, index: int, first: bool) -> list
         command += ["--allow-origin", origin]
     if args.club_mode is not None:
         command += ["--club-mode", args.club_mode]
+    for limit in args.limit:
+        command += ["--limit", limit]
     if args.metrics_port is not None:  # each worker its own: P, P+1, …
         command += ["--metrics-port", str(args.metrics_port + index)]
     if index or not first:  # one first-admin link for the club, not one per worker and restart

@@ -18,12 +18,13 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from game.rulesets import RULESETS
+from server.club.lockout import Lockout
 from server.club.logins import Logins, device
 from server.club.passwords import check_new_password, hash_password, verify_password
 from server.club.sessions import Signer
 from server.club.store import ClubStore, Member, NameTaken, Session
-from server.club.throttle import Throttle
 from server.origins import OriginError, configured
+from server.rates.counter import Rates
 from server.tables.errors import TableError
 from server.tables.settings import NAME_MAX, Timers, clean_text
 
@@ -79,8 +80,7 @@ class Club:
         self.members: dict[int, Member] = {}
         self._by_key: dict[str, Member] = {}
         self._names: dict[str, int | None] = {}  # name (case-folded) → the member it belongs to
-        self.by_name = Throttle(limit=5, window=900.0, lockout=900.0)
-        self.by_address = Throttle(limit=30, window=900.0, lockout=900.0)
+        self.lockout = Lockout(Rates())  # (the app's own `Rates`, counted in every process, once it starts)
         self.logins = Logins(self.store, lambda: self.clock())
         # The lobby closes a member's sockets (with the reason given, if one is).
         self.on_cut_off: Callable[..., object] = lambda member, reason=None: None
@@ -225,29 +225,37 @@ class Club:
         :raises TableError: ``auth/bad_login`` (401) for an unknown name or a wrong password alike
             (checked in the same time), ``auth/locked`` (429) after too many failures, for a while.
         """
-        key = f"name:{name.casefold()}" if isinstance(name, str) else "name:"
-        where = f"addr:{address}"
-        now = self._now()
-        wait = max(self.by_name.wait(key, now), self.by_address.wait(where, now))
+        key = name.casefold() if isinstance(name, str) else ""
+        wait = await self.lockout.wait(key, address)
         if wait > 0:
             minutes = max(1, round(wait / 60))
-            raise TableError("auth/locked", f"too many failed logins: try again in {minutes} minute(s)", status=429)
-        member = self._by_key.get(name.casefold()) if isinstance(name, str) else None
+            message = f"too many failed logins: try again in {minutes} minute(s)"
+            raise TableError("auth/locked", message, status=429, retry_after=wait)
+        member = self._by_key.get(key) if isinstance(name, str) else None
         ok = await verify_password(member.password_hash if member else None, password)
         if not ok or member is None or member.disabled:
-            locked = [
-                what
-                for what, throttle, k in (("name", self.by_name, key), ("address", self.by_address, where))
-                if throttle.failed(k, now)
-            ]
+            locked = await self.lockout.failed(key, address)
             if locked:
-                log.warning("login locked out for 15 minutes by %s: %r from %s", "/".join(locked), name, address)
+                log.warning("login locked out: %r from %s (%s)", name, address, ", ".join(locked))
                 if self.store is not None:
                     shown = name if isinstance(name, str) else "?"
                     detail = f"from {address} ({', '.join(locked)})"
-                    await self.store.audit("server", "lockout", shown[:40], detail, now)
+                    await self._audit(None, "lockout", shown[:40], detail, None if member is None else member.id)
             raise TableError("auth/bad_login", "wrong name or password", status=401)
-        self.by_name.succeeded(key)
+        await self.lockout.succeeded(key, address)
+        return member
+
+    async def unlock(self, admin: Member, member_id: int) -> Member:
+        """Let a member log in again at once, from every address, however many failed logins their
+        name had (`Lockout.unlock`).
+
+        :raises TableError: (404) when there is no such member.
+        """
+        member = self.members.get(member_id)
+        if member is None:
+            raise TableError("club/no_member", "there is no such member", status=404)
+        await self.lockout.unlock(member.name.casefold())
+        await self._audit(admin, "unlocked logins", member.name, "", member.id)
         return member
 
     async def logout_everywhere(self, member: Member) -> Member:

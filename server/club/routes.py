@@ -3,6 +3,7 @@ API under /api/club (documented in docs/protocol.md, "The club")."""
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ from server.club.sessions import SESSION_COOKIE, SESSION_MAX_AGE, keep_cookie
 from server.club.store import Member, Session
 from server.lobby import Lobby
 from server.pages import TEMPLATES, page_renderer
+from server.rates.counter import Rates
+from server.rates.gate import address
 from server.tables.errors import TableError
 from server.tables.messages import AdjournNow, Remove
 from server.tables.settings import NAME_MAX
@@ -133,17 +136,40 @@ async def welcome(request: Request) -> object:
     return _logged_in(request, who, await club.start_session(who, *_browser(request)))
 
 
+async def _attempt(request: Request, rate: str, who: str, wrong: str, attempt: Coroutine[Any, Any, Member]) -> Member:
+    """``attempt`` (a guess at a code or a password), unless ``who`` has had too many wrong ones (their
+    count, `Limits` ``rate``, grows by one when ``attempt`` is refused with reason ``wrong``).
+
+    :raises TableError: ``rate/too_many_attempts`` (429), and ``attempt``'s refusals.
+    """
+    rates: Rates = request.app.state.rates
+    wait = await rates.wait(rate, who)
+    if wait:
+        attempt.close()  # (never awaited)
+        minutes = max(1, round(wait / 60))
+        message = f"too many wrong attempts: try again in {minutes} minute(s)"
+        raise TableError("rate/too_many_attempts", message, status=429, retry_after=wait)
+    try:
+        return await attempt
+    except TableError as exc:
+        if exc.reason == wrong:
+            await rates.hit(rate, who)
+        raise
+
+
 async def signup(request: Request) -> object:
     data = await body(request)
     club = _club(request)
-    who = await club.signup(data.get("code"), data.get("name"), data.get("password"))
+    attempt = club.signup(data.get("code"), data.get("name"), data.get("password"))
+    who = await _attempt(request, "signups", address(request.scope), "club/bad_code", attempt)
     return _logged_in(request, who, await club.start_session(who, *_browser(request)))
 
 
 async def change_password(request: Request) -> object:
     data = await body(request)
-    club = _club(request)
-    who = await club.change_password(_me(request), _session(request), data.get("old"), data.get("new"))
+    me = _me(request)
+    attempt = _club(request).change_password(me, _session(request), data.get("old"), data.get("new"))
+    who = await _attempt(request, "passwords", f"member:{me.id}", "auth/bad_login", attempt)
     return {"member": who.to_json()}
 
 
@@ -162,6 +188,7 @@ async def admin_state(request: Request) -> object:
         "audit_next": audit["next"],
         "defaults": club.defaults,
         "origins": club.origins,
+        "limits": request.app.state.rates.limits.to_json(),
     }
 
 
@@ -194,6 +221,13 @@ async def change_member(request: Request) -> object:
 
 async def reset_link(request: Request) -> object:
     return {"link": await _club(request).reset_link(_admin(request), _member_id(request))}
+
+
+async def unlock(request: Request) -> object:
+    """Let a member log in again at once, from every address, however many failed logins their name
+    had (a lockout is never a weapon for long)."""
+    who = await _club(request).unlock(_admin(request), _member_id(request))
+    return {"member": who.to_json(), "unlocked": True}
 
 
 async def set_mode(request: Request) -> object:
@@ -348,6 +382,7 @@ def club_routes(templates_dir: Path = TEMPLATES) -> list[BaseRoute]:
         Route("/api/club/invitations", api(invite), methods=["POST"], name="api_invite"),
         Route("/api/club/members/{member_id}", api(change_member), methods=["POST"], name="api_member"),
         Route("/api/club/members/{member_id}/reset", api(reset_link), methods=["POST"], name="api_reset"),
+        Route("/api/club/members/{member_id}/unlock", api(unlock), methods=["POST"], name="api_unlock"),
         Route("/api/club/mode", api(set_mode), methods=["POST"], name="api_mode"),
         Route("/api/club/signup-code", api(set_signup_code), methods=["POST"], name="api_signup_code"),
         Route("/api/club/names", api(give_name), methods=["POST"], name="api_give_name"),

@@ -1,4 +1,4 @@
-// The admin page: members (invite, disable, make admin, password reset link), the club mode and
+// The admin page: members (invite, disable, make admin, password reset link, unlock logins), the club mode and
 // sign-up code, giving old games to a member, live tables, and the audit log. Every name is set as text.
 
 import { apiAnswer, postJson } from "./local.js";
@@ -57,6 +57,9 @@ function memberRow(m) {
       const answer = await post(url(root.dataset.reset), {}, () => `A reset link for ${m.name}: send it to them.`);
       if (answer) showLink(answer.link);
     }),
+    button("Unlock logins", () =>
+      post(url(root.dataset.unlock), {}, () => `${m.name} may log in again at once, from anywhere.`),
+    ),
   );
   row.append(actions);
   return row;

@@ -15,6 +15,7 @@ from livekit import TIMEOUT, LiveClient, LiveServer
 
 from server.club.club import ClubConfig
 from server.club.sessions import SESSION_COOKIE
+from server.rates.policy import Limits
 
 SECRET = "the club's secret key, for tests"
 PASSWORD = "correct horse battery"
@@ -22,12 +23,18 @@ PASSWORD = "correct horse battery"
 
 @contextlib.asynccontextmanager
 async def club_server(
-    url: str, *, secret: str = SECRET, mode: str | None = None, redis: str | None = None, public_url: str = ""
+    url: str,
+    *,
+    secret: str = SECRET,
+    mode: str | None = None,
+    redis: str | None = None,
+    public_url: str = "",
+    limits: Limits | None = None,
 ) -> AsyncIterator[LiveServer]:
     """The app on database ``url`` with its club, as `sparrow serve` runs it (``redis``: as one of
-    several processes; ``public_url``: as ``--public-url`` gives it)."""
+    several processes; ``public_url``: as ``--public-url`` gives it; ``limits``: `sparrow serve --limit`)."""
     config = ClubConfig(secret, mode=mode, base_url=public_url)
-    async with LiveServer.running(db=url, club=config, redis=redis) as live:
+    async with LiveServer.running(db=url, club=config, redis=redis, limits=limits) as live:
         yield live
 
 

@@ -23,6 +23,8 @@ from websockets.exceptions import ConnectionClosed
 from server.app import create_app
 from server.club.club import ClubConfig
 from server.lobby import Lobby
+from server.rates.counter import Rates
+from server.rates.policy import Limits
 from server.statediff import patch
 from server.tables.actor import TableActor
 from server.tables.journal import Journal
@@ -228,16 +230,18 @@ class LiveServer:
         db: str | None = None,
         club: ClubConfig | None = None,
         redis: str | None = None,
+        limits: Limits | None = None,
+        rates: Rates | None = None,
     ) -> AsyncIterator[LiveServer]:
         """Serve until the block ends, then close every client and shut the server down. Given ``db``,
         the app keeps its tables and its club (``club``: secret and mode) in that database, as
         `sparrow serve --db` does (with ``redis``, as one of several processes: server/cluster); otherwise
-        its lobby deals from ``seed`` and there are no accounts."""
+        its lobby deals from ``seed`` and there are no accounts. ``limits`` and ``rates``: see `create_app`."""
         lobby = SeededLobby(seed, journal)
         app = (
-            create_app(lobby, socket_config)
+            create_app(lobby, socket_config, limits=limits, rates=rates)
             if db is None
-            else create_app(socket_config=socket_config, db=db, club=club, redis=redis)
+            else create_app(socket_config=socket_config, db=db, club=club, redis=redis, limits=limits, rates=rates)
         )
         config = uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="on", log_level="warning", **UVICORN_OPTIONS)
         server = uvicorn.Server(config)

@@ -15,6 +15,8 @@ from pathlib import Path
 import httpx
 from dbkit import fresh_database
 
+from server.rates.policy import LOAD_FLAGS
+
 SPARROW = [sys.executable, "-m", "server.cli"]
 
 
@@ -36,7 +38,8 @@ class ServerProcess:
     def spawn(self, *extra: str) -> subprocess.Popen[bytes]:
         """Start the process (with ``extra`` arguments), without waiting for it to serve."""
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "SPARROW_DATA": str(self.tmp)}  # its secret key goes there
-        command = [*SPARROW, "serve", "--port", str(self.port), "--db", self.url, "--club-mode", "open", *extra]
+        command = [*SPARROW, "serve", "--port", str(self.port), "--db", self.url, "--club-mode", "open", *LOAD_FLAGS]
+        command += extra  # (LOAD_FLAGS: a test plays a club from one address)
         with open(self.log, "ab") as log:  # the child keeps its own copy of the descriptor
             self.proc = subprocess.Popen(command, stdout=log, stderr=log, env=env)
         return self.proc

@@ -25,6 +25,7 @@ from server.club.club import OPEN_CLUB
 from server.history import routes
 from server.history.logfile import GameLog, LoggedAction
 from server.history.replay import STARTS_BYTES, HandNotFound, hand_steps, store
+from server.rates.policy import Limits
 from server.store.journal import SqlJournal
 from server.store.migrate import upgrade
 from server.store.session import make_engine
@@ -264,7 +265,7 @@ async def test_a_running_games_hand_in_progress_is_replayed_anew_and_its_hands_f
     journal = SqlJournal(engine)
     kit = Kit(journal)  # plays on while the server answers (its own copy of the table waits a minute a turn)
     running, _ = await kit.table(humans=2, seed=9, timers={"turn": 60}, overrides={"game_length": "east"})
-    app = create_app(db=url, club=OPEN_CLUB)
+    app = create_app(db=url, club=OPEN_CLUB, limits=Limits(replays="100000/minute"))  # one replay a turn
     try:
         async with app.router.lifespan_context(app):
             async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://sparrow") as http:

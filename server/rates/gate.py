@@ -1,0 +1,162 @@
+"""`RateGate`: the ASGI middleware that holds every visitor to `Limits` (docs/protocol.md, "Limits"):
+HTTP requests per visitor (fewer for costly ones), socket handshakes per address and live sockets
+per visitor (refused with HTTP 429 before the socket opens), and a deadline for a request's body.
+
+It runs inside `server.club.gate.Gate`, which has found the logged-in member: a visitor is that
+member, else the address the request came from (behind a trusted proxy, the one it forwarded for).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import math
+import re
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from server.rates.counter import Rates
+
+__all__ = ["RateGate", "visitor"]
+
+# Paths no visitor is counted for: static files (a page asks for a dozen) and the health check.
+_FREE = re.compile(r"^/(static/.*|healthz)$")
+# Costly requests, each counted against its own rate as well: (rate, method, path, counted per address).
+_COSTLY = (
+    ("replays", "GET", re.compile(r"^/(api/)?games/[^/]+/(hands/[^/]+|log\.json)$"), False),
+    ("tables", "POST", re.compile(r"^/api/tables(/[^/]+/rematch)?$"), False),
+    ("logins", "POST", re.compile(r"^/api/club/login$"), True),
+)
+SOCKETS_RETRY = 10  # seconds a visitor with too many sockets is told to wait
+
+
+def address(scope: Scope) -> str:
+    """The address a request came from (as uvicorn's proxy headers set it)."""
+    client = scope.get("client")
+    return f"address:{client[0] if client else '?'}"
+
+
+def visitor(scope: Scope) -> str:
+    """Whom a request counts against: the logged-in member, else its address."""
+    member = scope.get("sparrow.member")
+    return f"member:{member.id}" if member is not None else address(scope)
+
+
+class _BodyLate(Exception):
+    """The request's body did not arrive in time."""
+
+
+class _Denials(logging.Filter):
+    """uvicorn's ``websockets-sansio`` protocol logs an error for every socket refused with an HTTP
+    response (the ASGI denial extension), though the client got the response: it does not mark the
+    handshake done (Kludex/uvicorn#3138, open). Every socket this app refuses before it opens is
+    refused that way or closed, so the line says nothing here, and would be one per refusal."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "ASGI callable returned without completing handshake."
+
+
+_DENIALS = _Denials()
+
+
+class RateGate:
+    """Refuses what is over the visitor's limits (``app.state.rates``, a `Rates`) with 429."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        logging.getLogger("uvicorn.error").addFilter(_DENIALS)  # (once: a filter is added only once)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "websocket":
+            await self._socket(scope, receive, send)
+        elif kind != "http" or _FREE.match(scope["path"]):
+            await self.app(scope, receive, send)
+        else:
+            await self._request(scope, receive, send)
+
+    async def _request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        rates: Rates = scope["app"].state.rates
+        path, method = scope["path"], scope["method"]
+        wait = await rates.hit("requests", visitor(scope))
+        for rate, costly_method, pattern, by_address in _COSTLY:
+            if not wait and method == costly_method and pattern.match(path):
+                wait = await rates.hit(rate, address(scope) if by_address else visitor(scope))
+        if wait:
+            reason = "rate/too_many_requests"
+            message = f"too many requests: try again in {_seconds(wait)}"
+            await _refuse(scope, send, 429, reason, message, [(b"retry-after", b"%d" % math.ceil(wait))])
+            return
+        await self._in_time(scope, receive, send, rates.limits.body_timeout)
+
+    async def _in_time(self, scope: Scope, receive: Receive, send: Send, timeout: float) -> None:
+        """Serve the request; a body that has not arrived ``timeout`` seconds after the app first
+        asked for it is answered 408, and the connection closed."""
+        loop = asyncio.get_running_loop()
+        deadline: float | None = None
+        arrived = started = False
+
+        async def receive_in_time() -> Message:
+            nonlocal deadline, arrived
+            if arrived:
+                return await receive()
+            if deadline is None:
+                deadline = loop.time() + timeout
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
+            except TimeoutError:
+                raise _BodyLate from None  # (not a TimeoutError: that is an OSError, the app's storage trouble)
+            arrived = message["type"] != "http.request" or not message.get("more_body", False)
+            return message
+
+        async def send_started(message: Message) -> None:
+            nonlocal started
+            started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive_in_time, send_started)
+        except _BodyLate:
+            if not started:
+                message = f"the request's body did not arrive within {timeout:g} s"
+                await _refuse(scope, send, 408, "input/too_slow", message, [(b"connection", b"close")])
+
+    async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        rates: Rates = scope["app"].state.rates
+        wait = await rates.hit("handshakes", address(scope))
+        if wait:
+            message = f"too many sockets opened from your address: try again in {_seconds(wait)}"
+            await _refuse(scope, send, 429, "rate/too_many_handshakes", message, [(b"retry-after", b"%d" % wait)])
+            return
+        who = visitor(scope)
+        if not await rates.open_socket(who):
+            message = f"you have {rates.limits.sockets} sockets open already: close one first"
+            retry = [(b"retry-after", b"%d" % SOCKETS_RETRY)]
+            await _refuse(scope, send, 429, "rate/too_many_sockets", message, retry)
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            await rates.close_socket(who)
+
+
+async def _refuse(
+    scope: Scope, send: Send, status: int, reason: str, message: str, headers: list[tuple[bytes, bytes]]
+) -> None:
+    """Answer with the project's refusal (a socket: before it opens, as an HTTP response when the
+    server can send one, else a close, which the server answers with 403)."""
+    if scope["type"] == "websocket" and "websocket.http.response" not in scope.get("extensions", {}):
+        await send({"type": "websocket.close", "code": 1008, "reason": reason})
+        return
+    body = json.dumps({"error": {"reason": reason, "message": message}}, separators=(",", ":")).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body)), *headers]
+    prefix = "websocket.http" if scope["type"] == "websocket" else "http"
+    await send({"type": f"{prefix}.response.start", "status": status, "headers": headers})
+    await send({"type": f"{prefix}.response.body", "body": body})
+
+
+def _seconds(wait: float) -> str:
+    seconds = math.ceil(wait)
+    return f"{seconds} second(s)" if seconds < 120 else f"{math.ceil(seconds / 60)} minute(s)"

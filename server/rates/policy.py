@@ -1,0 +1,87 @@
+"""`Limits`: how much one visitor may do, as `sparrow serve --limit NAME=VALUE` sets it."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import limits
+
+__all__ = ["LOAD_FLAGS", "Limits", "LimitError"]
+
+# `sparrow serve` flags for a load test or a benchmark, which plays a whole club from one address.
+LOAD_FLAGS = [
+    *("--limit", "sockets=100000", "--limit", "handshakes=1000000/minute", "--limit", "requests=1000000/minute"),
+    *("--limit", "replays=1000000/minute", "--limit", "tables=1000000/minute"),
+]
+
+
+class LimitError(ValueError):
+    """A ``--limit`` that cannot be used (its message says why)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one visitor (a logged-in member, else an address) may do. Rates are in the `limits`
+    library's notation ("600/minute", "5 per 15 minutes"); counts are whole numbers; the body
+    deadline is in seconds."""
+
+    sockets: int = 20  # live sockets per visitor, across every table
+    handshakes: str = "60/minute"  # socket handshakes per address
+    requests: str = "600/minute"  # HTTP requests per visitor (static files and /healthz aside)
+    replays: str = "60/minute"  # a hand's replay (page or JSON) and a game's log, per visitor
+    tables: str = "20/minute"  # new tables and rematches, per visitor
+    logins: str = "60/minute"  # login attempts per address, right or wrong
+    signups: str = "10/hour"  # wrong sign-up codes per address
+    passwords: str = "5 per 15 minutes"  # wrong old passwords per member (changing a password)
+    login_failures: str = "5 per 15 minutes"  # wrong logins per (name, address): that pair is locked
+    name_failures: str = "50/hour"  # wrong logins per name from anywhere: the name is locked
+    address_failures: str = "30 per 15 minutes"  # wrong logins per address for any name
+    body_timeout: float = 10.0  # seconds for a request's body to arrive
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if field.type == "str":
+                try:
+                    limits.parse(value)
+                except ValueError:
+                    raise LimitError(f"{_flag(field.name)}={value!r} is not a rate such as 60/minute") from None
+        if not 1 <= self.sockets <= 100_000:
+            raise LimitError(f"sockets={self.sockets!r} must be a whole number from 1 to 100000")
+        if not (math.isfinite(self.body_timeout) and 0 < self.body_timeout <= 3600):
+            raise LimitError(f"body-timeout={self.body_timeout!r} must be a number of seconds from 0 to 3600")
+
+    def item(self, name: str) -> limits.RateLimitItem:
+        """The rate ``name`` (a field holding a rate) as the `limits` library's item."""
+        rate: str = getattr(self, name)
+        return limits.parse(rate)
+
+    def with_flags(self, flags: list[str]) -> Limits:
+        """These limits with ``NAME=VALUE`` flags applied (``--limit sockets=40``).
+
+        :raises LimitError: for an unknown name or a value that is not one.
+        """
+        fields = {f.name: f for f in dataclasses.fields(self)}
+        changes: dict[str, object] = {}
+        for flag in flags:
+            name, _, value = flag.partition("=")
+            key = name.strip().replace("-", "_")
+            if key not in fields or not value.strip():
+                known = ", ".join(_flag(f) for f in fields)
+                raise LimitError(f"--limit {flag!r}: say NAME=VALUE, with NAME one of {known}")
+            kind = fields[key].type
+            try:
+                changes[key] = int(value) if kind == "int" else float(value) if kind == "float" else value.strip()
+            except ValueError:
+                raise LimitError(f"--limit {flag!r}: {value!r} is not a number") from None
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def to_json(self) -> dict[str, object]:
+        """The limits as the admin's page shows them (names as the flag spells them)."""
+        return {_flag(f.name): getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+def _flag(name: str) -> str:
+    return name.replace("_", "-")
