@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import secrets
 from collections.abc import AsyncIterator
 from typing import Any, NamedTuple
@@ -132,8 +133,53 @@ async def healthz(request: Request) -> Response:
     return JSONResponse(body, status_code=200 if trouble is None else 503)
 
 
+LIST_LIMIT, LIST_MAX = 100, 500  # tables in one page of the lobby list: by default, at most
+
+
 async def list_tables(request: Request) -> object:
-    return {"tables": _lobby(request).public_tables()}
+    """A page of the public tables, newest first: ``limit`` of them, created before the cursor
+    ``before``; ``next`` is the next page's cursor (null on the last)."""
+    limit, before = _page(request)
+    lobby = _lobby(request)
+    shown = {str(t["id"]) for t in lobby.public_tables()}
+    listed = sorted(
+        ((created, str(t["id"]), t) for created, t in lobby.listed() if t["id"] in shown),
+        key=lambda entry: entry[:2],
+        reverse=True,  # (the id orders tables made in the same instant)
+    )
+    page: list[tuple[float, str, dict[str, object]]] = []
+    more = False
+    for entry in listed:
+        if before is not None and (entry[0], entry[1]) >= before:
+            continue
+        if len(page) == limit:
+            more = True
+            break
+        page.append(entry)
+    cursor = f"{page[-1][0]!r}~{page[-1][1]}" if more else None
+    return {"tables": [t for _, _, t in page], "next": cursor}
+
+
+def _page(request: Request) -> tuple[int, tuple[float, str] | None]:
+    """The lobby list's ``limit`` and ``before`` (a cursor from ``next``: when and which table).
+
+    :raises TableError: (400) for a limit or cursor that is not one.
+    """
+    query = request.query_params
+    text = query.get("limit", str(LIST_LIMIT))
+    if not (text.isascii() and text.isdigit() and 1 <= int(text[:4]) <= LIST_MAX and len(text) <= 4):
+        raise TableError("input/bad_query", f"limit must be a whole number from 1 to {LIST_MAX}")
+    before = query.get("before")
+    if before is None:
+        return int(text), None
+    created, _, table = before.partition("~")
+    try:
+        when = float(created)
+    except ValueError:
+        when = math.nan
+    if not math.isfinite(when) or not table or len(before) > 100:
+        raise TableError("input/bad_query", "before must be a cursor from a page's next")
+    return int(text), (when, table)
 
 
 async def create_table(request: Request) -> object:

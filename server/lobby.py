@@ -326,11 +326,15 @@ class Lobby:
 
     def all_tables(self) -> list[dict[str, object]]:
         """Every live table (`TableState.public`) of every process, newest first."""
+        return [t for _, t in self.listed()]
+
+    def listed(self) -> list[tuple[float, dict[str, object]]]:
+        """Every live table of every process with when it was created, newest first."""
         live = [(a.created, a.state.public()) for a in self.tables.values() if a.status != "closed"]
         if self.elsewhere is not None:
             live += [(created, t) for created, t in self.elsewhere.tables() if t["id"] not in self.tables]
         live.sort(key=lambda pair: pair[0], reverse=True)
-        return [t for _, t in live]
+        return live
 
     def cut_off(self, member: int, reason: str = "your membership was disabled") -> int:
         """Close every socket of ``member`` (disabled by an admin, or logged out everywhere) at once;

@@ -1,4 +1,4 @@
-// The lobby page: your name (remembered), the public tables with their free seats, and the form
+// The lobby page: your name (remembered), the public tables with their free seats (a page at a time), and the form
 // that creates a table. Every name comes from other people: it is only ever set as text.
 
 import { loadName, loadSeat, postJson, saveName, saveSeat } from "./local.js";
@@ -11,6 +11,7 @@ const errorBox = document.getElementById("lobby-error");
 const list = document.getElementById("table-list");
 const empty = document.getElementById("no-tables");
 const form = document.getElementById("create-form");
+const more = document.getElementById("more-tables");
 const REFRESH_MS = 4000;
 
 function tableUrl(id) {
@@ -80,12 +81,23 @@ function renderTables(tables) {
   }
 }
 
+let pages = 1; // the list comes a page at a time (newest first); "More tables" shows one more
+
 async function refresh() {
   try {
-    const response = await fetch(API, { headers: { Accept: "application/json" } });
-    if (!response.ok) throw new Error(String(response.status));
-    const data = await response.json();
-    renderTables(data.tables);
+    const tables = [];
+    let next = null;
+    for (let page = 0; page < pages; page++) {
+      const url = next === null ? API : `${API}?before=${encodeURIComponent(next)}`;
+      const response = await fetch(url, { headers: { Accept: "application/json" } });
+      if (!response.ok) throw new Error(String(response.status));
+      const data = await response.json();
+      tables.push(...data.tables);
+      next = data.next;
+      if (next === null) break;
+    }
+    renderTables(tables);
+    more.hidden = next === null;
   } catch {
     /* keep the last list; the next refresh will try again */
   }
@@ -149,6 +161,10 @@ async function createTable(event) {
 if (!nameInput.readOnly) nameInput.value = loadName(); // a member's name is their account's
 nameInput.addEventListener("change", () => saveName(nameInput.value.trim()));
 form.addEventListener("submit", createTable);
+more.addEventListener("click", () => {
+  pages += 1;
+  refresh();
+});
 refresh();
 setInterval(() => {
   if (!document.hidden) refresh();
