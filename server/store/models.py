@@ -141,7 +141,8 @@ class GameRow(Base):
     public: Mapped[bool] = mapped_column(Boolean)
     hints: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())  # the ready hint
     seed: Mapped[int] = mapped_column(BigInteger)
-    status: Mapped[str] = mapped_column(String(10))  # waiting, playing, over (indexed with created_at)
+    # waiting, playing, adjourned, over, stopped (indexed with created_at)
+    status: Mapped[str] = mapped_column(String(10))
     owner_seat: Mapped[int | None] = mapped_column(Integer)
     version: Mapped[int] = mapped_column(Integer, default=0)  # actions applied
     hands: Mapped[int] = mapped_column(Integer, default=0)  # deals finished
@@ -216,6 +217,7 @@ class ChatRow(Base):
 
 Index("ix_seats_player_game", SeatRow.player_id, SeatRow.game_id)
 Index("ix_games_status_created", GameRow.status, GameRow.created_at)
+Index("ix_seats_member_game", SeatRow.member_id, SeatRow.game_id)  # a member's adjourned tables, for the lobby
 
 
 class LeaseRow(Base):
