@@ -140,10 +140,10 @@ async def list_tables(request: Request) -> object:
     """A page of the public tables, newest first: ``limit`` of them, created before the cursor
     ``before``; ``next`` is the next page's cursor (null on the last)."""
     limit, before = _page(request)
-    lobby = _lobby(request)
-    shown = {str(t["id"]) for t in lobby.public_tables()}
+    who = member(request)  # an adjourned table is listed to the members who sat at it, and to admins
+    public = await _lobby(request).public_listed(None if who is None else who.id, admin=who is not None and who.admin)
     listed = sorted(
-        ((created, str(t["id"]), t) for created, t in lobby.listed() if t["id"] in shown),
+        ((created, str(t["id"]), t) for created, t in public),
         key=lambda entry: entry[:2],
         reverse=True,  # (the id orders tables made in the same instant)
     )

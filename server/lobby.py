@@ -3,6 +3,9 @@
 A server on its own runs every table. Several processes sharing one database (server/cluster) each
 run some; the lobby then asks its `Elsewhere` about a table another process runs, so that every
 request works in every process.
+
+An adjourned table nobody is at leaves memory (`retire`): it is stored as adjourned, not restored on
+start, and brought back from its journal by whichever process is asked about it (`find`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from server.tables.messages import (
     AdjournNow,
     Join,
     Leave,
+    PutAway,
     Rematch,
     RematchMade,
     Remove,
@@ -34,6 +38,7 @@ from server.tables.messages import (
     request_to_wire,
 )
 from server.tables.settings import TableSettings
+from server.tables.view import adjourned_public
 
 __all__ = ["Elsewhere", "Lobby", "Request"]
 
@@ -44,7 +49,10 @@ MAX_WAITING = 5
 RETIRE_AFTER = 15 * 60.0
 # A table still waiting for players that nobody has been at for this long closes, as an admin would close it.
 EXPIRE_AFTER = 30 * 60.0
+# An adjourned table nobody has been at for this long leaves memory; opening it brings it back.
+PUT_AWAY_AFTER = 60.0
 RETIRE_EVERY = 60.0  # how often the lobby looks for such tables
+ADJOURNED_LISTED = 100  # adjourned tables the lobby list shows one person (the newest)
 log = logging.getLogger("sparrow.lobby")
 
 Request = Join | Leave | AddBots | Remove | Start | AdjournNow
@@ -54,7 +62,11 @@ class Elsewhere(Protocol):
     """The other server processes, as the lobby of one of them sees them (`server.cluster.node`)."""
 
     async def claim(self, table_id: str) -> None:
-        """Make the new table ``table_id`` this process's, before anything of it is stored."""
+        """Make the table ``table_id`` this process's: a new one, before anything of it is stored, or
+        an adjourned one nobody runs, before it is brought back.
+
+        :raises TableError: when another process holds it.
+        """
 
     async def call(self, table_id: str, op: str, args: dict[str, object]) -> object:
         """Have the process running ``table_id`` do ``op`` (`Lobby.serve_call`) and answer.
@@ -93,7 +105,9 @@ class Lobby:
         self._opened: dict[str, list[TableActor]] = {}  # tables each person opened that may still wait
         self.accepting = True
         self.elsewhere: Elsewhere | None = None  # the other processes, when several share the database
+        self.put_away_after = PUT_AWAY_AFTER
         self._retiring: asyncio.Task[None] | None = None
+        self._waking: dict[str, asyncio.Task[TableActor | None]] = {}  # adjourned tables being brought back
 
     async def create(
         self,
@@ -256,12 +270,54 @@ class Lobby:
         actor = self.tables.get(table_id)
         return None if actor is None or actor.status == "closed" else actor
 
+    async def find(self, table_id: str) -> TableActor | None:
+        """The table ``table_id`` if this process runs it, or runs it now: an adjourned table that no
+        process runs is brought back here from its journal, as a restart restores a table (None when
+        there is no such table here, or this process is shutting down; another process may run it).
+
+        :raises TableError: (503) when this process runs as many tables as it can.
+        """
+        actor = self.local(table_id)
+        if actor is not None or not self.accepting:
+            return actor
+        waking = self._waking.get(table_id)
+        if waking is None:  # one read and one revival, however many ask at once
+            waking = self._waking[table_id] = asyncio.get_running_loop().create_task(self._wake(table_id))
+            waking.add_done_callback(lambda _: self._waking.pop(table_id, None))
+        return await asyncio.shield(waking)
+
+    async def _wake(self, table_id: str) -> TableActor | None:
+        if await self.journal.status(table_id) != "adjourned":
+            return None
+        if self.elsewhere is not None:
+            try:
+                await self.elsewhere.claim(table_id)
+            except TableError:
+                return None  # another process holds it, and runs it or is bringing it back
+        try:
+            # Read once the lease is held: until then another process might still have changed it.
+            stored = await self.journal.load(table_id)
+            if stored is not None and stored.status == "adjourned" and len(self.tables) >= self.max_tables:
+                raise TableError("server/full", "this server has as many tables as it can run", status=503)
+        except BaseException:
+            await self._let_go([table_id])
+            raise
+        if stored is None or stored.status != "adjourned" or not self.revive(stored):
+            await self._let_go([table_id])
+            return None
+        log.info("table %s was adjourned; brought back from its journal", table_id, extra={"table": table_id})
+        return self.tables[table_id]
+
+    async def _let_go(self, table_ids: list[str]) -> None:
+        if table_ids and self.elsewhere is not None:
+            await self.elsewhere.let_go(table_ids)
+
     async def request(self, table_id: str, msg: Request) -> object:
         """Ask the table ``table_id`` (wherever it runs) ``msg``, and return its answer.
 
         :raises TableError: the table's refusal, or 404 when there is no such live table.
         """
-        actor = self.local(table_id)
+        actor = await self.find(table_id)
         if actor is None and self.elsewhere is not None:
             return await self._call(table_id, "ask", request_to_wire(msg))
         return await self.get(table_id).ask(msg)
@@ -271,7 +327,7 @@ class Lobby:
 
         :raises TableError: (404) when there is no such live table.
         """
-        actor = self.local(table_id)
+        actor = await self.find(table_id)
         if actor is None and self.elsewhere is not None:
             return await self._call(table_id, "show", {})  # type: ignore[return-value]
         return self.get(table_id).state.public()
@@ -319,10 +375,23 @@ class Lobby:
             raise TableError("table/not_found", f"there is no table {table_id!r} (it may have closed)", status=404)
         return actor
 
-    def public_tables(self) -> list[dict[str, object]]:
-        """Public tables that are waiting, playing or adjourned, newest first (of every process)."""
-        shown = ("waiting", "playing", "adjourned")
-        return [t for t in self.all_tables() if t["public"] and t["status"] in shown]
+    async def public_tables(self, member: int | None = None, *, admin: bool = False) -> list[dict[str, object]]:
+        """Public tables that are waiting or playing, and the adjourned ones the logged-in ``member`` sat
+        at (an admin: every one; at most `ADJOURNED_LISTED`, the newest), newest first (of every process).
+        """
+        return [t for _, t in await self.public_listed(member, admin=admin)]
+
+    async def public_listed(
+        self, member: int | None = None, *, admin: bool = False
+    ) -> list[tuple[float, dict[str, object]]]:
+        """`public_tables`, each with when it was created."""
+        listed = [(c, t) for c, t in self.listed() if t["public"] and t["status"] in ("waiting", "playing")]
+        if member is not None:  # adjourned: from the journal, whether or not some process runs them
+            seen = {t["id"] for _, t in listed}
+            adjourned = await self.journal.adjourned_tables(None if admin else member, ADJOURNED_LISTED)
+            listed += [(a.created, adjourned_public(a)) for a in adjourned if a.id not in seen]
+            listed.sort(key=lambda pair: pair[0], reverse=True)
+        return listed
 
     def all_tables(self) -> list[dict[str, object]]:
         """Every live table (`TableState.public`) of every process, newest first."""
@@ -363,14 +432,20 @@ class Lobby:
     async def retire(self) -> list[str]:
         """Stop running the tables nobody is at, and return their ids: a finished one nobody has been at
         for `RETIRE_AFTER` seconds (its game stays stored: the table's address leads to the game's
-        history page), and one still waiting for players that nobody has been at for `EXPIRE_AFTER`
-        seconds, which closes as `close_table` closes it (it is not restored on the next start).
+        history page), one still waiting for players that nobody has been at for `EXPIRE_AFTER`
+        seconds, which closes as `close_table` closes it (it is not restored on the next start), and an
+        adjourned one nobody has been at for `put_away_after` seconds, which stays stored as adjourned
+        until someone opens it (`find`).
         """
-        finished, expired = [], []
+        finished, expired, adjourned = [], [], []
         for table_id, actor in list(self.tables.items()):
             if self.tables.get(table_id) is not actor:
                 continue  # closed while those before it stopped
-            now, quiet, idle = self.clock.now(), actor.quiet_since, actor.idle_since
+            now, quiet, idle, dormant = self.clock.now(), actor.quiet_since, actor.idle_since, actor.dormant_since
+            if dormant is not None and now - dormant >= self.put_away_after:
+                if await self._put_away(actor):
+                    adjourned.append(table_id)
+                continue
             if quiet is not None and now - quiet >= RETIRE_AFTER:
                 finished.append(table_id)
             elif idle is not None and now - idle >= EXPIRE_AFTER:
@@ -387,12 +462,29 @@ class Lobby:
             log.info(
                 "closed %d table(s) waiting for players: nobody had been at them for %g s", len(expired), EXPIRE_AFTER
             )
+        if adjourned:
+            log.info(
+                "%d adjourned table(s) left memory: nobody had been at them for %g s",
+                len(adjourned),
+                self.put_away_after,
+            )
         for person in list(self._opened):  # who opened tables that have started, or closed, since
             self._waiting(person)
-        gone = finished + expired
-        if gone and self.elsewhere is not None:
-            await self.elsewhere.let_go(gone)
+        gone = finished + expired + adjourned
+        await self._let_go(gone)
         return gone
+
+    async def _put_away(self, actor: TableActor) -> bool:
+        """Let the adjourned ``actor`` leave memory if nobody came meanwhile (it is stored as adjourned
+        first); its lease (several processes) is the caller's to let go."""
+        try:
+            gone = await actor.ask(PutAway())
+        except TableError:
+            return False  # it closed for another reason meanwhile, or its journal cannot be read now
+        if gone is not True or self.tables.get(actor.id) is not actor:
+            return False  # it stays, or it is back already (it was opened while it closed)
+        del self.tables[actor.id]
+        return True
 
     async def close_table(self, table_id: str) -> None:
         """Close a live table for good (an admin's decision): its sockets close, its game stays stored
@@ -400,7 +492,7 @@ class Lobby:
 
         :raises TableError: (404) when there is no such live table.
         """
-        if self.local(table_id) is None and self.elsewhere is not None:
+        if await self.find(table_id) is None and self.elsewhere is not None:
             await self._call(table_id, "close", {})
             return
         await self._stop_here(self.get(table_id))
@@ -422,6 +514,9 @@ class Lobby:
         close with ``code``: 1012 when the server restarts, so clients reconnect).
         """
         self.accepting = False
+        for waking in list(self._waking.values()):  # tables being brought back: then stopped with the rest
+            with contextlib.suppress(Exception):
+                await waking
         if self._retiring is not None:
             self._retiring.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -158,7 +158,7 @@ async def _authenticate(
         raise TableError("auth/login_required", "log in first: this club is for its members", status=401)
     conn = Connection(None, sink=wire)
     member_id = None if member is None else member.id
-    actor = lobby.local(msg.table)
+    actor = await lobby.find(msg.table)  # an adjourned table comes back to be opened
     forwarding: Forwarding | None = getattr(websocket.app.state, "forwarding", None)
     if actor is None and forwarding is not None:  # another process runs it: messages go through the bus
         return conn, await forwarding.attach(msg.table, msg.token, member_id, conn)

@@ -83,8 +83,8 @@ class Leases:
             return {table: owner for table, owner in rows}
 
     async def unfinished(self, table: str) -> bool:
-        """Whether ``table`` is a stored game that is waiting or playing (held or not)."""
-        sql = text("SELECT 1 FROM games WHERE id = :t AND status IN ('waiting', 'playing')")
+        """Whether ``table`` is a stored game that is waiting, playing or adjourned (held or not)."""
+        sql = text("SELECT 1 FROM games WHERE id = :t AND status IN ('waiting', 'playing', 'adjourned')")
         async with self.engine.connect() as connection:
             return (await connection.execute(sql, {"t": table})).first() is not None
 

@@ -71,12 +71,20 @@ class _Stopped:
 
 
 @dataclass(frozen=True, slots=True)
+class _Status:
+    """The game is adjourned, or being played again (``status``)."""
+
+    table: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
 class _Chat:
     table: str
     line: dict[str, object]
 
 
-_Write = Record | _Created | _Seats | _Started | _Stopped | _Chat
+_Write = Record | _Created | _Seats | _Started | _Stopped | _Status | _Chat
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +158,14 @@ class SqlJournal:
         """Mark an unfinished game as no longer live (an imported one): it is kept but not restored."""
         await self._submit(_Stopped(table))
 
+    async def adjourned(self, table: str) -> None:
+        """Mark the game adjourned: it is not restored on start, and is loaded when someone opens it."""
+        await self._submit(_Status(table, "adjourned"))
+
+    async def resumed(self, table: str) -> None:
+        """Mark the adjourned game playing again."""
+        await self._submit(_Status(table, "playing"))
+
     async def chat(self, table: str, line: dict[str, object]) -> None:
         """Append a chat line."""
         await self._submit(_Chat(table, dict(line)))
@@ -173,6 +189,23 @@ class SqlJournal:
         async with self.sessions() as session:
             game = await session.get(GameRow, table)
             return None if game is None else await _stored(session, game)
+
+    async def status(self, table: str) -> str | None:
+        """The status of the game ``table``, None if there is no such game."""
+        async with self.sessions() as session:
+            status: str | None = await session.scalar(select(GameRow.status).where(GameRow.id == table))
+            return status
+
+    async def adjourned_tables(self, member: int | None, limit: int) -> list[StoredTable]:
+        """The newest ``limit`` public adjourned games (those where ``member`` sat, unless None) with
+        their seats, newest first."""
+        query = select(GameRow).where(GameRow.status == "adjourned", GameRow.public.is_(True))
+        if member is not None:
+            query = query.where(GameRow.id.in_(select(SeatRow.game_id).where(SeatRow.member_id == member)))
+        async with self.sessions() as session:
+            games = (await session.scalars(query.order_by(GameRow.created_at.desc()).limit(limit))).all()
+            seats = await _seats(session, [game.id for game in games])
+        return [_table(game, seats.get(game.id, [None] * 4)) for game in games]
 
 
 def _write(connection: Connection, writes: Sequence[_Write | _Fenced]) -> None:
@@ -450,6 +483,8 @@ def _other(connection: Connection, write: _Write) -> None:
             connection.execute(update(GameRow).where(GameRow.id == table).values(**values))
         case _Stopped(table):
             connection.execute(update(GameRow).where(GameRow.id == table).values(status="stopped"))
+        case _Status(table, status):
+            connection.execute(update(GameRow).where(GameRow.id == table).values(status=status))
         case _Chat(table, line):
             chat = {
                 "game_id": table,
@@ -529,14 +564,28 @@ def _winning_value(event: dict[str, Any]) -> int | None:
     return value if isinstance(value, int) else None
 
 
-async def _stored(session: AsyncSession, game: GameRow) -> StoredTable:
+async def _seats(session: AsyncSession, games: list[str]) -> dict[str, list[SeatRecord | None]]:
+    """The seats of each of ``games``."""
+    found: dict[str, list[SeatRecord | None]] = {}
+    if not games:
+        return found
+    for row in await session.scalars(select(SeatRow).where(SeatRow.game_id.in_(games))):
+        seats = found.setdefault(row.game_id, [None] * 4)
+        seats[row.seat] = SeatRecord(row.name, row.token_hash, member=row.member_id, level=row.level)
+    return found
+
+
+def _table(game: GameRow, seats: list[SeatRecord | None]) -> StoredTable:
+    """The table of ``game`` with ``seats``, without its log or chat."""
     settings = TableSettings(
         game.name, ruleset(game.ruleset, game.overrides), Timers.from_json(game.timers), game.public, game.hints
     )
-    seats: list[SeatRecord | None] = [None] * 4
-    for row in await session.scalars(select(SeatRow).where(SeatRow.game_id == game.id)):
-        seats[row.seat] = SeatRecord(row.name, row.token_hash, member=row.member_id, level=row.level)
-    actions = [
+    return StoredTable(game.id, settings, game.seed, to_seconds(game.created_at), game.status, game.owner_seat, seats)
+
+
+async def _stored(session: AsyncSession, game: GameRow) -> StoredTable:
+    table = _table(game, (await _seats(session, [game.id])).get(game.id, [None] * 4))
+    table.actions = [
         (row.seat, dict(row.action))
         for row in await session.scalars(select(ActionRow).where(ActionRow.game_id == game.id).order_by(ActionRow.seq))
     ]
@@ -545,9 +594,7 @@ async def _stored(session: AsyncSession, game: GameRow) -> StoredTable:
             select(ChatRow).where(ChatRow.game_id == game.id).order_by(ChatRow.id.desc()).limit(CHAT_KEPT)
         )
     ).all()
-    chat: list[dict[str, object]] = [
+    table.chat = [
         {"seat": c.seat, "name": c.name, "text": c.text, "at": round(to_seconds(c.at) * 1000)} for c in reversed(recent)
     ]
-    return StoredTable(
-        game.id, settings, game.seed, to_seconds(game.created_at), game.status, game.owner_seat, seats, actions, chat
-    )
+    return table

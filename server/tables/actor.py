@@ -53,6 +53,7 @@ from server.tables.messages import (
     Leave,
     Message,
     PauseOver,
+    PutAway,
     Reload,
     Rematch,
     RematchMade,
@@ -79,6 +80,7 @@ INTERNAL_ERROR = 1011  # close code of a table that could not be rebuilt
 ADJOURN_AFTER = 24 * 3600.0  # seconds a paused table waits before it is adjourned
 RETRY_FIRST, RETRY_MAX = 0.5, 5.0  # seconds between tries of a bot move or deadline that could not be stored
 Bot = Callable[[Game, int], Action]
+_Asked = Join | Leave | AddBots | Remove | Start | Rematch | AdjournNow | PutAway | Attach  # requests answered
 
 
 class TableActor(Seating, Presence):
@@ -166,6 +168,10 @@ class TableActor(Seating, Presence):
             actor._arm_deadline(actor.game, extra=grace)
             actor._schedule_bots()
             actor._watch_presence(extra=grace)
+        elif actor.status == "adjourned":  # brought back because someone opens it: nobody is here yet
+            for s in actor.seats:
+                if s is not None and not s.bot:
+                    s.away_since = actor.paused_since
         return actor
 
     def _load(self, stored: StoredTable) -> None:
@@ -181,7 +187,7 @@ class TableActor(Seating, Presence):
         self.chat.extend(stored.chat)
         self.game, self._marker, self._ack = None, None, None
         self.status = "waiting"
-        if stored.status not in ("playing", "over"):
+        if stored.status not in ("playing", "adjourned", "over"):
             return
         game = self.game = Game(stored.settings.ruleset.rules, stored.seed)
         self.status = "playing"
@@ -192,6 +198,11 @@ class TableActor(Seating, Presence):
         if game.phase is GamePhase.OVER:
             self.status = "over"
             self._over_at = self.clock.now()
+        elif stored.status == "adjourned":  # no clock runs until someone opens it (`_someone_here`)
+            self.status = "adjourned"
+            self.deadline = None
+            if self.paused_since is None:
+                self.paused_since = self.clock.now()
 
     # ---------------------------------------------------------------- running
     def start(self) -> None:
@@ -225,7 +236,7 @@ class TableActor(Seating, Presence):
         """Put a message in the inbox (never blocks)."""
         self.inbox.put_nowait(msg)
 
-    async def ask(self, msg: Join | Leave | AddBots | Remove | Start | Rematch | AdjournNow | Attach) -> object:
+    async def ask(self, msg: _Asked) -> object:
         """Post a request and wait for its answer.
 
         :raises TableError: the table's refusal.
@@ -365,6 +376,9 @@ class TableActor(Seating, Presence):
             self._schedule_bots()
             self._empty_since = None
             self._watch_presence()
+        elif self.status == "playing" and self.paused_since is not None:  # paused: it is adjourned in time
+            since = self.paused_since
+            self._presence_timer = self._post_at(since + self.adjourn_after, Adjourn(since))
 
     def _fail(self, msg: Message, error: TableError | None = None) -> None:
         error = error or TableError(
@@ -391,7 +405,7 @@ class TableActor(Seating, Presence):
             )
             return
         match msg:
-            case Join() | Leave() | AddBots() | Remove() | Start() | Rematch() | AdjournNow() | Attach():
+            case Join() | Leave() | AddBots() | Remove() | Start() | Rematch() | AdjournNow() | PutAway() | Attach():
                 try:
                     result = await self._request(msg)
                 except TableError as exc:
@@ -423,8 +437,8 @@ class TableActor(Seating, Presence):
                 await self._end_pause(window, attempt)
             case Deserted(since):
                 self._deserted(since)
-            case Adjourn(since):
-                self._adjourn(since)
+            case Adjourn(since, attempt):
+                await self._adjourn(since, attempt)
             case GraceOver(seat, since):
                 self._grace_over(seat, since)
             case Reload(attempt):
@@ -435,7 +449,7 @@ class TableActor(Seating, Presence):
             case _:
                 log.warning("table %s ignored unknown message %r", self.id, msg)
 
-    async def _request(self, msg: Join | Leave | AddBots | Remove | Start | Rematch | AdjournNow | Attach) -> object:
+    async def _request(self, msg: _Asked) -> object:
         match msg:
             case Join(name, seat, member):
                 return await self._join(name, seat, member)
@@ -450,8 +464,12 @@ class TableActor(Seating, Presence):
             case Rematch(token, member):
                 return self._plan_rematch(token, member)
             case AdjournNow():
-                return self._adjourn_now()
+                return await self._adjourn_now()
+            case PutAway():
+                return await self._put_away()
             case Attach(conn, token, member):
+                if self.status == "adjourned":
+                    await self._resume_stored()
                 return self._attach(conn, token, member)
         raise AssertionError(msg)
 
@@ -892,7 +910,22 @@ def _timeout_action(game: Game, seat: int) -> Action:
     return discards[-1]
 
 
-_WRITES = (Join, Leave, AddBots, Remove, Start, Rematch, AdjournNow, Act, Chat, Deadline, BotMove, PauseOver)
+_WRITES = (
+    Join,
+    Leave,
+    AddBots,
+    Remove,
+    Start,
+    Rematch,
+    AdjournNow,
+    PutAway,
+    Act,
+    Chat,
+    Deadline,
+    BotMove,
+    PauseOver,
+    Adjourn,
+)
 
 
 def _backoff(attempt: int) -> float:

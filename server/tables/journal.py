@@ -2,7 +2,8 @@
 
 `server.store.journal.SqlJournal` keeps it in the database; `MemoryJournal` keeps it in lists (tests,
 and ``sparrow serve --db memory``). A journal also hands back, on start, every table that was not
-finished, so it can be rebuilt to the exact action.
+finished, so it can be rebuilt to the exact action. An adjourned table is stored as such and is not
+handed back on start: it is loaded when someone opens it (`server.lobby.Lobby.find`).
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ class StoredTable:
     settings: TableSettings
     seed: int
     created: float
-    status: str = "waiting"
+    status: str = "waiting"  # waiting, playing, adjourned, over; stopped (closed before it ended)
     owner: int | None = None
     seats: list[SeatRecord | None] = field(default_factory=lambda: [None] * 4)
     actions: list[tuple[int, dict[str, object]]] = field(default_factory=list)
@@ -117,11 +118,24 @@ class Journal(Protocol):
     async def stopped(self, table: str) -> None:
         """The table was closed before its game ended: kept, but never restored."""
 
+    async def adjourned(self, table: str) -> None:
+        """The game was adjourned: kept, not restored on start, brought back when someone opens it."""
+
+    async def resumed(self, table: str) -> None:
+        """The adjourned game is being played again."""
+
     async def unfinished(self) -> list[StoredTable]:
-        """Every table that is waiting or playing, with its log, oldest first."""
+        """Every table that is waiting or playing (not adjourned), with its log, oldest first."""
 
     async def load(self, table: str) -> StoredTable | None:
         """One table as stored, with its log (None if there is no such table)."""
+
+    async def status(self, table: str) -> str | None:
+        """The stored status of ``table`` (`StoredTable.status`), None if there is no such table."""
+
+    async def adjourned_tables(self, member: int | None, limit: int) -> list[StoredTable]:
+        """The newest ``limit`` public adjourned tables, newest first: those where the member ``member``
+        sat (None: every one). Their seats, without their logs or chat."""
 
 
 @dataclass
@@ -161,9 +175,34 @@ class MemoryJournal:
         """Mark it stopped."""
         self.tables[table].status = "stopped"
 
+    async def adjourned(self, table: str) -> None:
+        """Mark it adjourned."""
+        self.tables[table].status = "adjourned"
+
+    async def resumed(self, table: str) -> None:
+        """Mark it playing again."""
+        self.tables[table].status = "playing"
+
     async def unfinished(self) -> list[StoredTable]:
-        """Tables not yet over."""
+        """Tables waiting or playing."""
         return [t for t in self.tables.values() if t.status in ("waiting", "playing")]
+
+    async def status(self, table: str) -> str | None:
+        """The table's status, if it is kept."""
+        stored = self.tables.get(table)
+        return None if stored is None else stored.status
+
+    async def adjourned_tables(self, member: int | None, limit: int) -> list[StoredTable]:
+        """The public adjourned tables ``member`` sat at (None: every one), newest first."""
+        found = [
+            t
+            for t in self.tables.values()
+            if t.status == "adjourned"
+            and t.settings.public
+            and (member is None or any(s is not None and s.member == member for s in t.seats))
+        ]
+        found.sort(key=lambda t: t.created, reverse=True)
+        return [dataclasses.replace(t, seats=list(t.seats), actions=[], chat=[]) for t in found[:limit]]
 
     async def load(self, table: str) -> StoredTable | None:
         """The table as kept (a copy, so that rebuilding from it cannot change it)."""

@@ -30,6 +30,7 @@ __all__ = [
     "AdjournNow",
     "Deserted",
     "PauseOver",
+    "PutAway",
     "Reload",
     "Resync",
     "Start",
@@ -107,6 +108,14 @@ class Rematch:
 class AdjournNow:
     """A club admin adjourns a game being played: clocks stop and sockets close; it resumes when
     someone opens it again."""
+
+    reply: asyncio.Future[object] = field(default_factory=_future)
+
+
+@dataclass(frozen=True, slots=True)
+class PutAway:
+    """The lobby lets an adjourned table nobody is at leave memory: the table, if it still is one,
+    makes sure its journal says so and closes (answer: True), or stays (False)."""
 
     reply: asyncio.Future[object] = field(default_factory=_future)
 
@@ -196,9 +205,11 @@ class Deserted:
 
 @dataclass(frozen=True, slots=True)
 class Adjourn:
-    """The table, paused since ``since``, has been paused long enough to be adjourned."""
+    """The table, paused since ``since``, has been paused long enough to be adjourned (``attempt``: how
+    many times storing that failed before)."""
 
     since: float
+    attempt: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +243,7 @@ Message = (
     | Start
     | Rematch
     | AdjournNow
+    | PutAway
     | RematchMade
     | Attach
     | Detach

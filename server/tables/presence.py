@@ -1,5 +1,6 @@
 """Who is at a table (a part of `TableActor`): sockets coming and going, a person's grace period before
-a bot stands in, the pause when nobody is there, and adjournment."""
+a bot stands in, the pause when nobody is there, and adjournment. An adjourned table is stored as
+such; the lobby lets it leave memory (`Lobby.retire`) and brings it back when someone opens it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import logging
 
 from server.tables.connection import Connection
 from server.tables.errors import TableError
+from server.tables.journal import WriteOutcomeUnknown
 from server.tables.messages import Adjourn, Deserted, GraceOver
 from server.tables.parts import TableParts
 
@@ -100,20 +102,30 @@ class Presence(TableParts):
         log.info("table %s paused: nobody has been at it for %g s", self.id, self.settings.timers.grace)
         self._publish()
 
-    def _adjourn(self, since: float) -> None:
-        """Paused for long: adjourned. The game stays stored; a seated person who opens the table
-        resumes it."""
+    async def _adjourn(self, since: float, attempt: int = 0) -> None:
+        """Paused for long: adjourned. The game is stored as adjourned (and tried again later if that
+        cannot be stored); a seated person who opens the table resumes it."""
         if since != self.paused_since or self.status != "playing":
             return
+        try:
+            await self._journal(self.journal.adjourned(self.id))
+        except TableError:
+            self._presence_timer = self._retry(attempt, Adjourn(since, attempt + 1))
+            return
         self.status = "adjourned"
+        log.info("table %s adjourned: nobody has been at it for %g s", self.id, self.clock.now() - since)
         self._publish()
         for conn in list(self.connections):  # spectators: there is nothing to watch
             conn.close(1001, "the table is adjourned")
 
-    def _adjourn_now(self) -> dict[str, object]:
-        """A club admin's adjournment: as if nobody had been here for a day, at once."""
+    async def _adjourn_now(self) -> dict[str, object]:
+        """A club admin's adjournment: as if nobody had been here for a day, at once.
+
+        :raises TableError: when no game is being played, or the adjournment cannot be stored.
+        """
         if self.status != "playing":
             raise TableError("table/not_started", "only a game being played can be adjourned", status=409)
+        await self._journal(self.journal.adjourned(self.id))
         self._cancel_all()
         self.paused_since = self.clock.now()
         self.deadline = None
@@ -122,6 +134,37 @@ class Presence(TableParts):
             conn.close(1000, "a club admin adjourned the table: open it again to play on")
         log.info("table %s adjourned by a club admin", self.id)
         return {"adjourned": True}
+
+    async def _resume_stored(self) -> None:
+        """Someone opens the adjourned table: its journal says it is played again before it is.
+
+        :raises TableError: (503) when that cannot be stored; the table stays adjourned.
+        """
+        try:
+            await self._journal(self.journal.resumed(self.id))
+        except WriteOutcomeUnknown:  # either way the table stays adjourned; `_put_away` says so again
+            raise TableError("server/storage", "the server could not save that; try again", status=503) from None
+
+    async def _put_away(self) -> bool:
+        """The lobby lets the table leave memory if it is adjourned and nobody is at it: its journal
+        says adjourned (again: a resumption whose write's outcome was unknown may have landed), then
+        it closes. False when it stays (someone came, or the journal cannot be written now)."""
+        if self.status != "adjourned" or self._people_here():
+            return False
+        try:
+            await self._journal(self.journal.adjourned(self.id))
+        except (TableError, WriteOutcomeUnknown):
+            return False
+        self._close(1001)
+        return True
+
+    @property
+    def dormant_since(self) -> float | None:
+        """Since when the table has been adjourned with nobody at it (None while it is not adjourned, or
+        while a socket is open): the lobby lets such a table leave memory (`Lobby.retire`)."""
+        if self.status != "adjourned" or self.paused_since is None or self._people_here():
+            return None
+        return max(self.paused_since, self._left_at)
 
     def _someone_here(self) -> None:
         """Someone connected: the table goes on (with fresh clocks) if it was paused."""

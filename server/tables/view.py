@@ -12,9 +12,10 @@ from game.actions import Action
 from game.game import Game, GamePhase
 from game.hints import ready_hint
 from game.view import ViewCache, views
+from server.tables.journal import StoredTable
 from server.tables.settings import TableSettings
 
-__all__ = ["TableState", "ViewedSeat", "ViewedTable"]
+__all__ = ["TableState", "ViewedSeat", "ViewedTable", "adjourned_public"]
 
 
 class ViewedSeat(Protocol):
@@ -172,3 +173,36 @@ class TableState:
             return cached
         self._public = fresh
         return fresh
+
+
+def adjourned_public(stored: StoredTable) -> dict[str, object]:
+    """An adjourned table that no process runs, as `TableState.public` shows it once it is brought back:
+    paused, nobody connected, every person away."""
+    settings = stored.settings
+    seats: list[dict[str, object] | None] = []
+    for s in stored.seats:
+        bot = s is not None and s.token_hash is None  # as the table brought back seats it (`TableActor._load`)
+        seats.append(
+            None
+            if s is None
+            else {
+                "name": s.name,
+                "bot": bot,
+                "level": s.level if bot else None,
+                "connected": False,
+                "away": not bot,
+                "substitute": False,
+            }
+        )
+    return {
+        "id": stored.id,
+        "name": settings.name,
+        "public": settings.public,
+        "status": "adjourned",
+        "paused": True,
+        "owner": stored.owner,
+        "rematch": None,
+        "ruleset": settings.ruleset.to_json(),
+        "timers": settings.timers.to_json(),
+        "seats": seats,
+    }

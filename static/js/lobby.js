@@ -51,7 +51,7 @@ function renderTables(tables) {
     item.dataset.table = table.id;
     const head = el("div", "table-item-head");
     head.append(el("strong", "table-item-name", table.name));
-    const status = table.status === "waiting" ? `${free} free seat${free === 1 ? "" : "s"}` : "playing";
+    const status = table.status === "waiting" ? `${free} free seat${free === 1 ? "" : "s"}` : table.status;
     head.append(el("span", `badge badge-${table.status}`, status));
     item.append(head);
     const people = el("p", "table-item-seats muted");
@@ -73,7 +73,8 @@ function renderTables(tables) {
       join.addEventListener("click", () => joinTable(table.id));
       actions.append(join);
     }
-    const watch = el("a", "button", "Watch");
+    // Adjourned tables are listed to the members seated at them (and admins): opening one plays on.
+    const watch = el("a", "button", table.status === "adjourned" ? "Open" : "Watch");
     watch.href = tableUrl(table.id);
     actions.append(watch);
     item.append(actions);

@@ -94,7 +94,7 @@ async def test_private_tables_are_not_listed_but_can_be_opened_by_id() -> None:
     kit = Kit()
     public, _ = await create(kit)
     private, _ = await create(kit, public=False)
-    assert [t["id"] for t in kit.lobby.public_tables()] == [public]
+    assert [t["id"] for t in await kit.lobby.public_tables()] == [public]
     assert kit.lobby.get(private).state.public()["public"] is False
 
 

@@ -39,7 +39,8 @@ async def test_a_table_everyone_left_pauses_then_adjourns_then_resumes() -> None
     assert stopped >= moved
     await kit.advance(actor, 24 * 3600)
     assert actor.status == "adjourned"
-    listed = kit.lobby.public_tables()
+    assert await kit.lobby.public_tables() == []  # listed to its players and the admin only
+    listed = await kit.lobby.public_tables(1, admin=True)
     assert [t["status"] for t in listed] == ["adjourned"]
     back = Client(actor, token)  # a seated person opens the table: it goes on
     await back.attach()

@@ -58,7 +58,8 @@ async def test_a_waiting_table_nobody_is_at_closes_after_a_while_and_is_not_rest
     was_here = Client(kit.lobby.get(left), ann)
     await was_here.attach()
     playing, (bob,) = await kit.table(humans=1, seed=3)
-    bob.detach()  # nobody at a started table: it pauses, and is adjourned after a day, never closed
+    bob.detach()  # nobody at a started table: it pauses, and is adjourned after a day, never closed (it leaves
+    # memory, stored as adjourned: test_table_adjourned)
     await kit.settle(playing)
 
     kit.clock.advance(EXPIRE_AFTER / 2)
@@ -79,12 +80,13 @@ async def test_a_waiting_table_nobody_is_at_closes_after_a_while_and_is_not_rest
         assert kit.journal.tables[gone].status == "stopped"
         assert all(t["id"] != gone for t in kit.lobby.all_tables())
     await kit.advance(playing, 24 * 3600.0)
-    assert playing.status == "adjourned" and await kit.lobby.retire() == []
+    assert playing.status == "adjourned" and await kit.lobby.retire() == [playing.id]
+    assert kit.journal.tables[playing.id].status == "adjourned"
     assert kit.lobby.get(watched).status == "waiting"  # someone is looking at it
 
     restarted = Lobby(clock=kit.clock, journal=kit.journal)
-    assert await restarted.restore() == 2
-    assert set(restarted.tables) == {watched, playing.id}
+    assert await restarted.restore() == 1
+    assert set(restarted.tables) == {watched}
     await restarted.close()
 
 
