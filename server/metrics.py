@@ -11,6 +11,7 @@ and the event-loop lag it shows then grows with the time the loop has not run.
 - ``sparrow_table_failures_total``: failures inside a table's actor (each rebuilds the table);
 - ``sparrow_journal_commit_seconds``: from a journal write's submission to its commit;
 - ``sparrow_event_loop_lag_seconds``: how late the event loop ran a task due now;
+- ``sparrow_gc_pause_seconds{generation}``: each garbage collection's pause (server.collector);
 - ``sparrow_tables_taken_over_total``, ``sparrow_tables_lost_total``: with several processes
   (server/cluster), tables this process took over from one that stopped, and tables it let go
   because another took them (its lease ran out, or a write was refused as stale);
@@ -31,6 +32,7 @@ from wsgiref.simple_server import WSGIServer
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, start_http_server
 
 __all__ = [
+    "GC_PAUSE",
     "INTENTS",
     "JOURNAL_COMMIT",
     "LOST",
@@ -62,6 +64,14 @@ SOCKETS = Gauge("sparrow_sockets", "Sockets attached to live tables (seats and s
 LOOP_LAG = Gauge(
     "sparrow_event_loop_lag_seconds",
     "Seconds the event loop last woke a once-a-second task late, or how overdue it is now.",
+    registry=REGISTRY,
+)
+
+GC_PAUSE = Histogram(
+    "sparrow_gc_pause_seconds",
+    "Seconds each garbage collection paused the process, by generation (server.collector).",
+    ["generation"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
     registry=REGISTRY,
 )
 

@@ -29,7 +29,6 @@ from server.tables.actor import TableActor
 from server.tables.connection import Connection, encode
 from server.tables.errors import TableError
 from server.tables.messages import Act, Attach, Chat, Detach, Resync
-from server.wire import EXTENSION, WireProtocol
 
 __all__ = ["Reader", "SocketConfig", "RateLimiter", "Seat", "table_socket"]
 
@@ -37,6 +36,7 @@ POLICY_VIOLATION = 1008  # bad Origin, bad token, flooding
 GOING_AWAY = 1001
 SERVICE_RESTART = 1012  # reconnect with the same token
 INTERNAL_ERROR = 1011
+BACKLOG = 64  # frames waiting to be written past which a socket's next message waits (`_reader`)
 
 log = logging.getLogger("sparrow.ws")
 
@@ -91,9 +91,8 @@ async def table_socket(websocket: WebSocket) -> None:
         await websocket.close(POLICY_VIOLATION, "origin not allowed")  # before accept: answered with HTTP 403
         return
     await websocket.accept()
-    wire: WireProtocol | None = websocket.scope.get("extensions", {}).get(EXTENSION)  # uvicorn with WireProtocol
     try:
-        conn, seat = await _authenticate(websocket, lobby, config, wire)
+        conn, seat = await _authenticate(websocket, lobby, config)
     except WebSocketDisconnect:
         return
     except TimeoutError:  # returning without a close frame would drop the TCP connection (1006)
@@ -111,7 +110,7 @@ async def table_socket(websocket: WebSocket) -> None:
     logins.hold(session and session.id, conn)  # closed when the session ends (server/club/logins.py)
     writer = asyncio.get_running_loop().create_task(_writer(websocket, conn))
     try:
-        await _reader(websocket, seat.reader(conn, config), wire)
+        await _reader(websocket, seat.reader(conn, config))
     except (WebSocketDisconnect, TimeoutError, RuntimeError):
         pass
     finally:
@@ -146,17 +145,18 @@ class _Here:
         self.actor.post(Detach(conn))
 
 
-async def _authenticate(
-    websocket: WebSocket, lobby: Lobby, config: SocketConfig, wire: WireProtocol | None
-) -> tuple[Connection, Seat]:
-    frame = await asyncio.wait_for(_receive(websocket), config.hello_timeout)
+async def _authenticate(websocket: WebSocket, lobby: Lobby, config: SocketConfig) -> tuple[Connection, Seat]:
+    # (asyncio.timeout, not wait_for: wait_for's inner future and the exception it holds would form a
+    # reference cycle with its frame, which only the collector frees; docs/deploy.md, "Memory")
+    async with asyncio.timeout(config.hello_timeout):
+        frame = await _receive(websocket)
     msg = parse_client_msg(frame)
     if not isinstance(msg, ClientHello):
         raise ProtocolError("auth/hello_first", "send hello {table, token} before anything else")
     member = websocket.scope.get("sparrow.member")  # set by server.club.gate.Gate
     if member is None and websocket.app.state.club.mode != "open" and websocket.scope.get("sparrow.guest") != msg.table:
         raise TableError("auth/login_required", "log in first: this club is for its members", status=401)
-    conn = Connection(None, sink=wire)
+    conn = Connection(None)
     member_id = None if member is None else member.id
     actor = await lobby.find(msg.table)  # an adjourned table comes back to be opened
     forwarding: Forwarding | None = getattr(websocket.app.state, "forwarding", None)
@@ -188,9 +188,9 @@ async def _receive(websocket: WebSocket) -> str | bytes:
 
 class Reader:
     """What the server does with each message a client sends once it is attached: rate-limit it,
-    parse it, and hand it to the table (or answer it). It never waits, so that the wire can call it
-    (through `take_safely`) as each message arrives. Without ``limit``, messages are not counted
-    (the process that holds the socket counted them: server/cluster).
+    parse it, and hand it to the table (or answer it). It never waits, so that the process forwarding
+    a socket (server/cluster) can call it (through `take_safely`) as each message arrives. Without
+    ``limit``, messages are not counted (the process that holds the socket counted them).
     """
 
     def __init__(self, conn: Connection, actor: TableActor | None, config: SocketConfig, *, limit: bool = True) -> None:
@@ -257,26 +257,17 @@ class Reader:
             self.conn.close(INTERNAL_ERROR, "the server failed on that message")
 
 
-async def _reader(websocket: WebSocket, reader: Reader, wire: WireProtocol | None) -> None:
-    """Read the client's messages until it leaves, is dropped, or stays silent too long. With a
-    ``wire``, text messages come straight from it and this waits only for the rest.
-    """
+async def _reader(websocket: WebSocket, reader: Reader) -> None:
+    """Read the client's messages until it leaves, is dropped, or stays silent too long."""
     conn, config = reader.conn, reader.config
-    if wire is not None:
-        wire.listen(reader.take_safely)
-    try:
-        while not conn.closed:
-            try:
-                async with asyncio.timeout_at(reader.heard + config.idle_timeout):  # no task per frame
-                    frame = await _receive(websocket)
-            except TimeoutError:
-                if reader.loop.time() - reader.heard < config.idle_timeout:
-                    continue  # it spoke through the wire meanwhile
-                raise
-            reader.take(frame)
-    finally:
-        if wire is not None:
-            wire.listen(None)
+    while not conn.closed:
+        async with asyncio.timeout_at(reader.heard + config.idle_timeout):  # no task per frame
+            if conn.queue.qsize() >= BACKLOG:
+                # A client that sends faster than it reads its answers is read no further until the
+                # writer has caught up; else its answers alone would fill its queue and drop it.
+                await conn.caught_up.wait()
+            frame = await _receive(websocket)
+        reader.take(frame)
 
 
 def _request_id(frame: str | bytes) -> int | None:
@@ -295,9 +286,8 @@ def _refusal_table(exc: TableError, request: int) -> str:
 async def _writer(websocket: WebSocket, conn: Connection) -> None:
     try:
         while (frame := await conn.queue.get()) is not None:
-            conn.writing = True
             await websocket.send_text(frame)
-            conn.writing = False
+            conn.wrote()
         await websocket.close(conn.close_code or GOING_AWAY, conn.close_reason)
     except Exception:  # the client has gone: nothing left to tell it
         return

@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     from server.app import create_app
     from server.club.club import ClubConfig
     from server.club.secret import load_secret
-    from server.collector import tame
+    from server.collector import settle, watch_pauses
     from server.origins import OriginError, configured
     from server.store.session import database_url
     from server.wire import UVICORN_OPTIONS
@@ -188,7 +188,14 @@ def run(args: argparse.Namespace) -> int:
                 print(f"Metrics are served on http://127.0.0.1:{metrics_server.port}/metrics", flush=True)
             if args.listen_fd is None:  # (a worker's port is announced by the process that watches it)
                 print(f"Sparrow is serving on http://{_display(args.host)}:{port}  (Ctrl+C stops it)", flush=True)
-            helpers = [asyncio.create_task(tame())]
+            watch_pauses()
+
+            async def settle_once_started() -> None:
+                while not server.started:  # (uvicorn offers no event for it)
+                    await asyncio.sleep(0.05)
+                settle()
+
+            helpers = [asyncio.create_task(settle_once_started())]
             lost: list[str] = []
 
             def lose(why: str) -> None:

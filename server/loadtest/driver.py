@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from websockets.exceptions import WebSocketException
 
-from server.collector import tame
+from server.collector import settle
 from server.loadtest.client import HttpJson, LoadError, Player, Stats, Table, api_base
 from server.loadtest.cpu import Sampler, listener, process, speed_probe
 from server.loadtest.report import build_report, per_process, ramp_of
@@ -128,11 +128,10 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
         play_task = progress.add_task(
             "playing hands", total=options.tables * hands if options.hands or not options.duration else None, info=""
         )
-        # The client's own collector pauses would count as latency: the server's schedule keeps what
-        # set-up built, and every socket's state, out of the collector's sight (server/collector.py).
+        # The client's own collector pauses would count as latency: what set-up built is frozen out of
+        # the collector's sight, as the server does once it has started (server/collector.py).
         probe = speed_probe()  # (the tables wait for the go)
-        gc.collect()
-        collector = asyncio.ensure_future(tame())
+        settle()
         sampler = Sampler(server, me)
         watcher = asyncio.ensure_future(sampler.watch_loop())
         cpu_before = [_cpu_seconds(p) for p in servers]
@@ -162,7 +161,7 @@ async def loadtest(options: Options, console: Console | None = None) -> dict[str
             waiter.cancel()
         await asyncio.gather(*playing, return_exceptions=True)
         watcher.cancel()
-        collector.cancel()
+        gc.unfreeze()
         await _close_all(tables, seat_tasks)
     report = build_report(options, stats, tables, setup_seconds, play_seconds, sampler, server, began, probe)
     if len(urls) > 1:

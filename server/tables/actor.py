@@ -229,7 +229,9 @@ class TableActor(Seating, Presence):
                 await self._recover(msg)
             finally:
                 self.inbox.task_done()
-            if isinstance(msg, Stop):
+            stop = isinstance(msg, Stop)
+            del msg  # (or it is held until the next message comes: a closed socket's Connection, say)
+            if stop:
                 return
 
     def post(self, msg: Message) -> None:

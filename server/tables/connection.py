@@ -3,24 +3,18 @@ outbound queue that a writer task drains to the socket (ARCHITECTURE lesson 10).
 
 The table never awaits a connection: it only puts frames on the queue. A connection whose queue
 is full is too slow to follow the table; it is dropped and will get a snapshot when it returns.
-
-When the socket offers a `Sink` (`server.wire`), a frame goes straight to it while nothing is
-queued and the sink takes it: that is, while the socket's transport is keeping up. Otherwise the
-frame is queued, and the writer waits for the transport as before, so frames keep their order and a
-client that stops reading still fills its queue and is dropped.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-from typing import Protocol
 
 import orjson
 
 from server import metrics
 
-__all__ = ["Connection", "Sink", "compact", "encode"]
+__all__ = ["Connection", "compact", "encode"]
 
 QUEUE_LIMIT = 256
 _ids = itertools.count(1)
@@ -41,18 +35,10 @@ def encode(tag: str, data: object) -> str:
     return compact({"t": tag, "d": data})
 
 
-class Sink(Protocol):
-    """A socket that can take a frame without waiting (`server.wire.WireProtocol`)."""
-
-    def write_now(self, text: str) -> bool:
-        """Write ``text`` at once, or return False (nothing written) if it cannot now."""
-        ...
-
-
 class Connection:
     """A socket attached to a table, as a seat (0–3) or a spectator (``seat=None``)."""
 
-    def __init__(self, seat: int | None, *, limit: int = QUEUE_LIMIT, sink: Sink | None = None) -> None:
+    def __init__(self, seat: int | None, *, limit: int = QUEUE_LIMIT) -> None:
         self.id = next(_ids)
         self.seat = seat
         self.token: str | None = None  # the hash of the seat's token
@@ -60,8 +46,8 @@ class Connection:
         self.seq = 0  # the number of the last snapshot or diff queued
         self.last: object = None  # the state document it was last sent (shared between connections when equal)
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(limit)
-        self.sink = sink
-        self.writing = False  # the writer holds a frame it took from the queue and has not yet written
+        self.caught_up = asyncio.Event()  # set while the writer has written everything queued (or it closed)
+        self.caught_up.set()
         self.closed = False
         self.close_code: int | None = None
         self.close_reason = ""
@@ -70,15 +56,18 @@ class Connection:
         """Queue a frame; on overflow drop the connection (code 1013) and return False."""
         if self.closed:
             return False
-        sink = self.sink
-        if sink is not None and not self.writing and self.queue.empty() and sink.write_now(frame):
-            return True
         try:
             self.queue.put_nowait(frame)
         except asyncio.QueueFull:
             self.close(1013, "too slow: reconnect to get a snapshot")
             return False
+        self.caught_up.clear()
         return True
+
+    def wrote(self) -> None:
+        """The writer has written a frame it took from the queue."""
+        if self.queue.empty():
+            self.caught_up.set()
 
     def mark_closed(self, code: int, reason: str) -> bool:
         """Mark the connection closed with ``code``; False if it was already."""
@@ -95,6 +84,7 @@ class Connection:
         while not self.queue.empty():  # nothing queued is worth sending to a dropped client
             self.queue.get_nowait()
         self.queue.put_nowait(None)
+        self.caught_up.set()
 
     def __repr__(self) -> str:
         return f"<Connection {self.id} seat={self.seat} seq={self.seq}>"

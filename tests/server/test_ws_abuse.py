@@ -60,17 +60,23 @@ async def _plays_on(clients: list[LiveClient]) -> None:
 @pytest.mark.asyncio
 async def test_socket_from_another_sites_page_is_refused_with_403(live: LiveServer) -> None:
     table_id, clients = await live.playing()
-    for origin, host in (
-        ("http://evil.example", None),
-        ("http://evil.example", "evil.example"),  # a Host header proves nothing: the page chooses it
-        (f"https://127.0.0.1:{live.port}", None),  # the right host under another scheme
-        (f"http://127.0.0.1:{live.port + 1}", None),
-        ("null", None),
+    for origin in (
+        "http://evil.example",
+        f"https://127.0.0.1:{live.port}",  # the right host under another scheme
+        f"http://127.0.0.1:{live.port + 1}",
+        "null",
     ):
-        headers = {} if host is None else {"Host": host}
         with pytest.raises(InvalidStatus) as refused:
-            await live.connect(origin=origin, additional_headers=headers)
-        assert refused.value.response.status_code == 403, (origin, host)
+            await live.connect(origin=origin)
+        assert refused.value.response.status_code == 403, origin
+    # A Host header proves nothing: whoever sends the request chooses it.
+    reader, writer = await asyncio.open_connection("127.0.0.1", live.port)
+    writer.write(
+        b"GET /ws HTTP/1.1\r\nHost: evil.example\r\nOrigin: http://evil.example\r\nUpgrade: websocket\r\n"
+        b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    assert (await reader.readuntil(b"\r\n")).startswith(b"HTTP/1.1 403 ")
+    writer.close()
     # A page served by this very host may open one (its Origin names the Host it talks to).
     mover = clients[turn_seat(clients[0])]
     again = await live.attach(table_id, mover.token, origin=f"http://127.0.0.1:{live.port}")
