@@ -18,9 +18,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from protocols import LATENCY_COLUMNS, figures, latency_cells, servers
 from rich.console import Console
 from rich.table import Table
-from speedups import LATENCY_COLUMNS, figures, latency_cells, servers
 
 from server.loadtest.driver import Options, loadtest
 
@@ -28,8 +28,8 @@ SETUPS = {"1 process": (1, False), "2 processes": (2, False), "2 processes, sock
 
 
 async def _run(processes: int, cross: bool, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    async with servers("as shipped", processes, workdir, cluster=True) as ports:
-        urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
+    async with servers("as shipped", processes, workdir, cluster=True) as served:
+        urls = [f"ws://127.0.0.1:{port}/ws" for port in served.ports]
         options = Options(
             url=urls[0], urls=urls, cross=cross, tables=args.tables, think=args.think, duration=args.seconds
         )

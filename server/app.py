@@ -10,7 +10,7 @@ import contextlib
 import logging
 import math
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, NamedTuple
 
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, ProgrammingError
@@ -32,7 +32,6 @@ from server.history.routes import history_routes
 from server.https import Hsts
 from server.lobby import Lobby
 from server.lobby import Request as Request_
-from server.logs import quiet_client_faults
 from server.outage import Outage
 from server.pages import page_routes
 from server.rates.counter import Rates, storage_for
@@ -253,6 +252,7 @@ def create_app(
     redis: str | None = None,
     limits: Limits | None = None,
     rates: Rates | None = None,
+    started: Callable[[], None] | None = None,
 ) -> Starlette:
     """The Sparrow application. Tests may pass their own lobby (with a fake clock). Otherwise the
     lobby journals to the database ``db`` (see `server.store.session.database_url`; ``"memory"``
@@ -268,6 +268,9 @@ def create_app(
 
     Every visitor is held to ``limits`` (`server.rates`), counted in Redis when there is one (each
     process counts the same), else in this process; tests may pass their own ``rates``.
+
+    ``started`` is called once everything is ready, before the first request is served (`sparrow
+    serve` freezes the start-up heap then: server/collector.py).
     """
 
     @contextlib.asynccontextmanager
@@ -316,6 +319,8 @@ def create_app(
                     f"(it works once, for a day):\n  {link}",
                     flush=True,
                 )
+        if started is not None:
+            started()
         try:
             yield
         finally:
@@ -328,7 +333,6 @@ def create_app(
                     await node.close()  # the tables are let go now: another process takes them at once
                 await engine.dispose()
 
-    quiet_client_faults()  # uvicorn's tracebacks about what a client did become one warning line
     routes = [
         Route("/healthz", healthz, name="healthz"),
         Route("/api/tables", api(list_tables), methods=["GET"], name="list_tables"),

@@ -17,7 +17,7 @@ import sys
 from datetime import UTC, datetime
 from typing import TextIO
 
-__all__ = ["FORMATS", "ClientFaults", "JsonFormatter", "configure", "handling", "quiet_client_faults", "table_context"]
+__all__ = ["FORMATS", "JsonFormatter", "configure", "handling", "table_context"]
 
 FORMATS = ("text", "json")
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -77,31 +77,3 @@ def configure(form: str, level: int = logging.INFO, stream: TextIO | None = None
     handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(JsonFormatter() if form == "json" else logging.Formatter(TEXT_FORMAT))
     logging.basicConfig(level=level, handlers=[handler], force=True)
-
-
-# What uvicorn logs, with a traceback, about a client's own fault (its text, the line it says it with).
-_UVICORN_CLIENT_FAULTS = {
-    "Invalid UTF-8 sequence received from client.": "a client sent a text frame that is not UTF-8 (%s); "
-    "its socket is closed (1007)",
-}
-
-
-class ClientFaults(logging.Filter):
-    """Turns uvicorn's error-with-traceback about something a client did (a text frame that is not
-    UTF-8) into one warning line: a hostile or broken client must not fill the log with tracebacks."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        said = _UVICORN_CLIENT_FAULTS.get(record.msg) if isinstance(record.msg, str) else None
-        if said is not None:
-            error = record.exc_info[1] if record.exc_info else None
-            record.msg, record.args = said, (error if error is not None else "no detail",)
-            record.exc_info = record.exc_text = None
-            record.levelno, record.levelname = logging.WARNING, logging.getLevelName(logging.WARNING)
-        return True
-
-
-def quiet_client_faults() -> None:
-    """Install `ClientFaults` on uvicorn's error logger (once)."""
-    logger = logging.getLogger("uvicorn.error")
-    if not any(isinstance(f, ClientFaults) for f in logger.filters):
-        logger.addFilter(ClientFaults())

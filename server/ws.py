@@ -36,6 +36,7 @@ POLICY_VIOLATION = 1008  # bad Origin, bad token, flooding
 GOING_AWAY = 1001
 SERVICE_RESTART = 1012  # reconnect with the same token
 INTERNAL_ERROR = 1011
+INVALID_PAYLOAD = 1007  # a text frame that is not UTF-8 (uvicorn's protocol closes the socket itself)
 BACKLOG = 64  # frames waiting to be written past which a socket's next message waits (`_reader`)
 
 log = logging.getLogger("sparrow.ws")
@@ -181,7 +182,11 @@ class Forwarding(Protocol):
 async def _receive(websocket: WebSocket) -> str | bytes:
     message = await websocket.receive()
     if message["type"] == "websocket.disconnect":
-        raise WebSocketDisconnect(message.get("code", 1000))
+        code = message.get("code", 1000)
+        if code == INVALID_PAYLOAD:  # what a client did: one line, no traceback
+            address = websocket.client.host if websocket.client else "?"
+            log.warning("a client (%s) sent a text frame that is not UTF-8; its socket is closed", address)
+        raise WebSocketDisconnect(code)
     text: str | None = message.get("text")
     return text if text is not None else message.get("bytes") or b""
 

@@ -153,9 +153,8 @@ def run(args: argparse.Namespace) -> int:
     socket_config = SocketConfig(allowed_origins=tuple(args.allow_origin), public_origins=tuple(public))
     base_url = public[0].rstrip("/") if public else f"http://{_display(_reachable(args.host))}:{port}"
     club = ClubConfig(load_secret(), mode=args.club_mode, base_url=base_url, announce=not args.no_admin_link)
-    app = create_app(
-        socket_config=socket_config, db="memory" if url is None else url, club=club, redis=redis, limits=limits
-    )
+    db = "memory" if url is None else url
+    app = create_app(socket_config=socket_config, db=db, club=club, redis=redis, limits=limits, started=settle)
     # In JSON, uvicorn's own lines go through our handler (None: it leaves logging as it is).
     log_config = None if args.log_format == "json" else LOGGING_CONFIG
     config = uvicorn.Config(
@@ -189,13 +188,7 @@ def run(args: argparse.Namespace) -> int:
             if args.listen_fd is None:  # (a worker's port is announced by the process that watches it)
                 print(f"Sparrow is serving on http://{_display(args.host)}:{port}  (Ctrl+C stops it)", flush=True)
             watch_pauses()
-
-            async def settle_once_started() -> None:
-                while not server.started:  # (uvicorn offers no event for it)
-                    await asyncio.sleep(0.05)
-                settle()
-
-            helpers = [asyncio.create_task(settle_once_started())]
+            helpers: list[asyncio.Task[None]] = []
             lost: list[str] = []
 
             def lose(why: str) -> None:

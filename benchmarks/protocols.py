@@ -1,17 +1,25 @@
-"""Do the server's two single-process speed-ups still pay at the load one process of several carries?
+"""What uvicorn's protocols cost at the load one process carries, against their alternatives and
+against an earlier revision of the server.
 
-- server/wire.py: frames written straight to the transport, messages read without uvicorn's queue
-  (against uvicorn's own ``websockets-sansio`` protocol through plain ASGI);
-- server/collector.py: survivors frozen out of the collector's sight (against Python's default
-  collector schedule).
+The server runs uvicorn's h11 (HTTP) and wsproto (WebSocket) protocols, chosen because a connection of
+theirs that is gone is freed at once by reference counting (server/wire.py). The variants:
+
+- ``as shipped``;
+- ``websockets-sansio``: uvicorn's other WebSocket protocol (faster framing; each connection left in a
+  reference cycle for the collector);
+- ``httptools``: uvicorn's other HTTP protocol (faster parsing; the same cycle after every upgrade);
+- ``--before REV``: the server at git revision REV, checked out into a temporary work tree (for
+  instance the last revision with the hand-framed WebSocket and the frozen collector).
 
 Each variant runs the same load test (`sparrow loadtest`, in this process) against fresh servers, in
 turn, round after round, so that a slow minute of a shared machine falls on every variant alike. It
-prints each variant's server CPU per intent (all server processes, their journal writers included)
-and latency, and their ratio to the server as shipped in the same round.
+prints each variant's server CPU per intent (all server processes, their journal writers included),
+latency, the garbage collector's pauses during the test (a server that reports them), and the ratio
+of CPU per intent to the server as shipped in the same round.
 
-    python benchmarks/speedups.py                               # one process, SQLite
-    python benchmarks/speedups.py --processes 2 --tables 250    # two processes, PostgreSQL + Redis
+    python benchmarks/protocols.py                                    # one process, SQLite
+    python benchmarks/protocols.py --tables 400 --before c3ac6e4      # against that revision too
+    python benchmarks/protocols.py --processes 2 --tables 250         # two processes, PostgreSQL + Redis
 """
 
 from __future__ import annotations
@@ -27,9 +35,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import asyncpg
 import httpx
@@ -43,14 +51,14 @@ PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS = "redis://127.0.0.1:6379/0"
 
 # How each variant starts `sparrow serve`: what it changes before the server reads it.
-PLAIN_WIRE = "import server.wire as w; w.UVICORN_OPTIONS = {**w.UVICORN_OPTIONS, 'ws': 'websockets-sansio'}"
-NO_COLLECTOR = "import server.collector as c\nasync def idle():\n    return None\nc.tame = idle"
 VARIANTS: dict[str, list[str]] = {
     "as shipped": [],
-    "plain websockets": [PLAIN_WIRE],
-    "default collector": [NO_COLLECTOR],
-    "both plain": [PLAIN_WIRE, NO_COLLECTOR],
+    "websockets-sansio": [
+        "import server.wire as w; w.UVICORN_OPTIONS = {**w.UVICORN_OPTIONS, 'ws': 'websockets-sansio'}"
+    ],
+    "httptools": ["import server.wire as w; w.UVICORN_OPTIONS = {**w.UVICORN_OPTIONS, 'http': 'httptools'}"],
 }
+LONG_PAUSE = 0.05  # seconds: a collection longer than this is counted
 
 
 def _free_port() -> int:
@@ -60,10 +68,19 @@ def _free_port() -> int:
         return port
 
 
+class Served(NamedTuple):
+    """The servers of one run: their ports, and the ports of their metrics."""
+
+    ports: list[int]
+    metrics: list[int]
+
+
 @contextlib.asynccontextmanager
-async def servers(variant: str, processes: int, workdir: Path, *, cluster: bool = False) -> AsyncIterator[list[int]]:
-    """``processes`` servers of ``variant`` on a fresh database (SQLite for one, unless ``cluster``;
-    PostgreSQL and Redis otherwise); their ports."""
+async def servers(
+    variant: str, processes: int, workdir: Path, *, cluster: bool = False, tree: Path | None = None
+) -> AsyncIterator[Served]:
+    """``processes`` servers of ``variant`` (or of the source in ``tree``) on a fresh database (SQLite
+    for one, unless ``cluster``; PostgreSQL and Redis otherwise)."""
     admin = None
     name = f"sparrow_bench_{os.getpid()}_{time.monotonic_ns()}"
     if processes == 1 and not cluster:
@@ -72,14 +89,17 @@ async def servers(variant: str, processes: int, workdir: Path, *, cluster: bool 
         admin = await asyncpg.connect(PG_ADMIN)
         await admin.execute(f'CREATE DATABASE "{name}"')
         db, extra = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}", ["--redis", REDIS]
-    code = "\n".join([*VARIANTS[variant], "import sys\nfrom server.cli import main\nsys.exit(main(sys.argv[1:]))"])
+    first = [f"import sys; sys.path.insert(0, {str(tree)!r})"] if tree is not None else VARIANTS[variant]
+    code = "\n".join([*first, "import sys\nfrom server.cli import main\nsys.exit(main(sys.argv[1:]))"])
     ports = [_free_port() for _ in range(processes)]
+    metrics = [_free_port() for _ in range(processes)]
     env = {**os.environ, "SPARROW_DATA": str(workdir)}
     procs = []
     try:
-        for port in ports:
+        for port, metrics_port in zip(ports, metrics, strict=True):
             command = [sys.executable, "-c", code, "serve", "--port", str(port), "--db", db, "--club-mode", "open"]
             command += LOAD_FLAGS  # every request comes from this one address
+            command += ["--metrics-port", str(metrics_port)]
             log = open(workdir / f"{variant.replace(' ', '-')}-{port}.log", "ab")  # noqa: SIM115 (the child keeps it)
             procs.append(subprocess.Popen([*command, *extra], stdout=log, stderr=log, env=env))
         async with httpx.AsyncClient(trust_env=False) as http:
@@ -89,7 +109,7 @@ async def servers(variant: str, processes: int, workdir: Path, *, cluster: bool 
                         if (await http.get(f"http://127.0.0.1:{port}/healthz")).status_code == 200:
                             break
                     await asyncio.sleep(0.05)
-        yield ports
+        yield Served(ports, metrics)
     finally:
         for proc in procs:
             proc.terminate()
@@ -100,13 +120,50 @@ async def servers(variant: str, processes: int, workdir: Path, *, cluster: bool 
             await admin.close()
 
 
-async def _run(variant: str, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    async with servers(variant, args.processes, workdir) as ports:
-        urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
+async def _run(variant: str, args: argparse.Namespace, workdir: Path, tree: Path | None) -> dict[str, Any]:
+    async with servers(variant, args.processes, workdir, tree=tree) as served:
+        urls = [f"ws://127.0.0.1:{port}/ws" for port in served.ports]
         options = Options(
             url=urls[0], urls=urls, tables=args.tables * args.processes, think=args.think, duration=args.seconds
         )
-        return figures(await loadtest(options))
+        before = await gc_pauses(served.metrics)
+        result = figures(await loadtest(options))
+        after = await gc_pauses(served.metrics)
+        if before is not None and after is not None:
+            result["pauses"] = after[0] - before[0]
+            result["long_pauses"] = after[1] - before[1]
+        return result
+
+
+async def gc_pauses(ports: list[int]) -> tuple[float, float] | None:
+    """How many collections the servers have made, and how many of them paused longer than
+    `LONG_PAUSE` (from ``sparrow_gc_pause_seconds``); None from a server that does not report them."""
+    count = within = 0.0
+    async with httpx.AsyncClient(trust_env=False) as http:
+        for port in ports:
+            text = (await http.get(f"http://127.0.0.1:{port}/metrics")).text
+            found = False
+            for line in text.splitlines():
+                if line.startswith("sparrow_gc_pause_seconds_count"):
+                    count += float(line.rsplit(" ", 1)[1])
+                    found = True
+                elif line.startswith("sparrow_gc_pause_seconds_bucket") and f'le="{LONG_PAUSE}"' in line:
+                    within += float(line.rsplit(" ", 1)[1])
+            if not found:
+                return None
+    return count, count - within
+
+
+@contextlib.contextmanager
+def worktree(revision: str, workdir: Path) -> Iterator[Path]:
+    """The repository at ``revision``, checked out into a temporary work tree."""
+    tree = workdir / f"tree-{revision}"
+    repository = Path(__file__).resolve().parent.parent
+    subprocess.run(["git", "-C", str(repository), "worktree", "add", "--detach", str(tree), revision], check=True)
+    try:
+        yield tree
+    finally:
+        subprocess.run(["git", "-C", str(repository), "worktree", "remove", "--force", str(tree)], check=False)
 
 
 def figures(report: dict[str, Any]) -> dict[str, Any]:
@@ -149,16 +206,22 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=40.0, help="seconds of play per run (default 40)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of every variant (default 2)")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, of: " + ", ".join(VARIANTS))
+    parser.add_argument("--before", metavar="REV", help="also run the server at git revision REV")
     args = parser.parse_args()
     variants = [v.strip() for v in args.variants.split(",")]
     console = Console(stderr=True)
-    results: dict[str, list[dict[str, Any]]] = {v: [] for v in variants}
-    workdir = Path(tempfile.mkdtemp(prefix="sparrow-speedups-"))
+    workdir = Path(tempfile.mkdtemp(prefix="sparrow-protocols-"))
     try:
-        for round_ in range(args.rounds):
-            for variant in variants:
-                console.print(f"round {round_ + 1}/{args.rounds}: {variant} …")
-                results[variant].append(await _run(variant, args, workdir))
+        with contextlib.ExitStack() as stack:
+            trees: dict[str, Path | None] = {v: None for v in variants}
+            if args.before:
+                trees[f"at {args.before}"] = stack.enter_context(worktree(args.before, workdir))
+            variants = list(trees)
+            results: dict[str, list[dict[str, Any]]] = {v: [] for v in variants}
+            for round_ in range(args.rounds):
+                for variant, tree in trees.items():
+                    console.print(f"round {round_ + 1}/{args.rounds}: {variant} …")
+                    results[variant].append(await _run(variant, args, workdir, tree))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     shipped = results[variants[0]]
@@ -166,7 +229,13 @@ async def main() -> None:
         title=f"{args.processes} process(es) × {args.tables} tables, think {args.think:g} s, "
         f"{args.seconds:g} s of play, {args.rounds} rounds (ratios: to {variants[0]!r} in the same round)"
     )
-    for column in ("variant", "server CPU ms / intent", "ratio", *LATENCY_COLUMNS):
+    for column in (
+        "variant",
+        "server CPU ms / intent",
+        "ratio",
+        *LATENCY_COLUMNS,
+        f"GC pauses (> {LONG_PAUSE * 1000:g} ms)",
+    ):
         table.add_column(column, justify="right")
     for variant in variants:
         runs = results[variant]
@@ -176,6 +245,7 @@ async def main() -> None:
             " / ".join(f"{r['cpu_ms_per_intent']:.3f}" for r in runs),
             f"{statistics.mean(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})",
             *latency_cells(runs),
+            " / ".join(f"{r['pauses']:.0f} ({r['long_pauses']:.0f})" if "pauses" in r else "—" for r in runs),
         )
     Console(width=200).print(table)
 
