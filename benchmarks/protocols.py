@@ -98,7 +98,8 @@ async def servers(
     try:
         for port, metrics_port in zip(ports, metrics, strict=True):
             command = [sys.executable, "-c", code, "serve", "--port", str(port), "--db", db, "--club-mode", "open"]
-            command += LOAD_FLAGS  # every request comes from this one address
+            if tree is None:  # (an earlier revision may not have them)
+                command += LOAD_FLAGS  # every request comes from this one address
             command += ["--metrics-port", str(metrics_port)]
             log = open(workdir / f"{variant.replace(' ', '-')}-{port}.log", "ab")  # noqa: SIM115 (the child keeps it)
             procs.append(subprocess.Popen([*command, *extra], stdout=log, stderr=log, env=env))

@@ -30,11 +30,13 @@ import server.ws
 from server.app import create_app
 from server.club.club import ClubConfig
 from server.lobby import Lobby
+from server.rates.policy import Limits
 from server.tables.connection import Connection
 from server.wire import UVICORN_OPTIONS
 from server.ws import SocketConfig
 
 FOREIGN = "http://elsewhere.example"
+MANY = Limits(handshakes="1000000/minute", sockets=100_000)  # one address makes every connection here
 # What a connection is made of on the server: if any of these outlives the connection, it waits for the
 # collector (with the collector off, for ever).
 KINDS = (
@@ -179,7 +181,7 @@ def test_every_closed_or_refused_connection_is_freed_without_the_collector(monke
 
     async def main() -> None:
         lobby = Lobby()
-        app = create_app(lobby, SocketConfig(hello_timeout=0.2))
+        app = create_app(lobby, SocketConfig(hello_timeout=0.2), limits=MANY)
         served, task, tracked, port = await _serve(app)
         try:
             table = (await lobby.create({"name": "Watched", "player": "Ann"}))["table"]
@@ -206,7 +208,7 @@ def test_every_closed_or_refused_connection_is_freed_without_the_collector(monke
 def test_a_visitor_refused_by_a_members_club_is_freed_without_the_collector(backend: str, tmp_path: Path) -> None:
     async def main() -> None:
         async with fresh_database(backend, tmp_path) as url:
-            app = create_app(db=url, club=ClubConfig(SECRET, mode="members", announce=False))
+            app = create_app(db=url, club=ClubConfig(SECRET, mode="members", announce=False), limits=MANY)
             served, task, tracked, port = await _serve(app)
             try:
                 own = f"http://127.0.0.1:{port}"

@@ -90,7 +90,7 @@ async def test_api_posts_from_another_sites_page_are_refused(live: LiveServer) -
     for origin in ("http://evil.example", f"https://127.0.0.1:{live.port}"):
         response = await live.post("/api/tables", body, headers={"Origin": origin, "Host": "evil.example"})
         _refusal(response, 403, "auth/bad_origin")
-    assert (await live.http.get("/api/tables")).json() == {"tables": []}
+    assert (await live.http.get("/api/tables")).json()["tables"] == []
     for origin in (f"http://127.0.0.1:{live.port}", f"http://localhost:{live.port}"):
         assert (await live.post("/api/tables", body, headers={"Origin": origin})).status_code == 200
 
@@ -353,7 +353,7 @@ async def test_bad_api_requests_are_refused_with_a_reason(live: LiveServer) -> N
         _refusal(await live.post("/api/tables", {"player": "Ann", "timers": timers}), 400, "table/bad_timers")
     _refusal(await live.post("/api/tables", {"player": ""}), 400, "input/bad_text")
     _refusal(await live.post("/api/tables/nope/join", {"name": "Eve"}), 404, "table/not_found")
-    assert (await live.http.get("/api/tables")).json() == {"tables": []}  # no refused request left a table
+    assert (await live.http.get("/api/tables")).json()["tables"] == []  # no refused request left a table
 
     owner = await live.create()
     table_id = owner["table"]
@@ -396,7 +396,7 @@ async def test_a_body_nested_too_deep_is_refused_as_malformed(live: LiveServer) 
     for raw in (b"[" * 5000, b'{"player": ' + b"[" * 3000 + b"]" * 3000 + b"}", b'{"a": ' + b'{"a": ' * 2500):
         _refusal(await live.post("/api/tables", content=raw), 400, "input/malformed")
         _refusal(await live.post("/api/club/login", content=raw), 400, "input/malformed")
-    assert (await live.http.get("/api/tables")).json() == {"tables": []}
+    assert (await live.http.get("/api/tables")).json()["tables"] == []
 
 
 # ------------------------------------------------------ the outside tester's messages
@@ -477,7 +477,7 @@ async def test_numbers_out_of_range_are_refused_before_anything_is_stored(live: 
         )
     for overrides in ([], "limit", 5, [["limit", 1000]]):
         _refusal(await live.post("/api/tables", {"player": "Ann", "overrides": overrides}), 400, "table/bad_rules")
-    assert (await live.http.get("/api/tables")).json() == {"tables": []}
+    assert (await live.http.get("/api/tables")).json()["tables"] == []
     created = await live.create(overrides={"starting_score": 1_000_000})
     shown = (await live.http.get(f"/api/tables/{created['table']}")).json()
     assert shown["ruleset"]["options"]["starting_score"] == 1_000_000
