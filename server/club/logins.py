@@ -123,7 +123,7 @@ class Logins:
         it has ended meanwhile)."""
         if session_id is None:
             return
-        if self._known.get(session_id) is None:
+        if session_id in self._known and self._known[session_id] is None:
             socket.close(1008, "this session was ended")
             return
         self._sockets.setdefault(session_id, set()).add(socket)

@@ -65,6 +65,18 @@ async def test_logging_out_ends_the_session_on_the_server_so_a_copied_cookie_sto
             assert (await bob.get("/api/me")).json()["member"]["name"] == "Bob"
 
 
+async def test_a_socket_opened_before_its_session_ended_is_closed_when_it_says_hello(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with club_server(f"sqlite+aiosqlite:///{tmp_path / 'c.db'}") as live, browser(live) as ann:
+        await become(ann, first_admin_code(capsys.readouterr().out))
+        table = (await ann.post("/api/tables", json={"name": "Ann's"})).json()["table"]
+        early = await socket(live, ann)  # let in while the session was live …
+        assert (await ann.post("/api/club/logout", json={})).status_code == 200  # … which ends before hello
+        await early.send("hello", {"table": table, "token": None})
+        assert await early.closed() == 1008
+
+
 async def test_a_cookie_of_the_older_kind_naming_a_member_no_longer_logs_anyone_in(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
