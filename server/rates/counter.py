@@ -55,6 +55,8 @@ class Rates:
         """Count one hit of ``who`` against the rate named ``rate`` (a `Limits` field): 0 if it is
         allowed, else the seconds until it would be (the hit is then not counted)."""
         item = self.limits.item(rate)
+        if item is None:
+            return 0.0
         try:
             if await self._limiter.hit(item, *who):
                 return self._fine()
@@ -64,8 +66,11 @@ class Rates:
 
     async def wait(self, rate: str, *who: str) -> float:
         """The seconds until ``who`` may hit ``rate`` again (0: now), counting nothing."""
+        item = self.limits.item(rate)
+        if item is None:
+            return 0.0
         try:
-            if await self._limiter.test(self.limits.item(rate), *who):
+            if await self._limiter.test(item, *who):
                 return self._fine()
             return await self._wait(rate, *who)
         except StorageError as exc:
@@ -73,24 +78,32 @@ class Rates:
 
     async def spent(self, rate: str, *who: str) -> bool:
         """Whether ``who`` has no hit of ``rate`` left (the last one took the last)."""
+        item = self.limits.item(rate)
+        if item is None:
+            return False
         try:
-            return (await self._limiter.get_window_stats(self.limits.item(rate), *who)).remaining <= 0
+            return (await self._limiter.get_window_stats(item, *who)).remaining <= 0
         except StorageError as exc:
             self._failed(exc)
             return False
 
     async def clear(self, rate: str, *who: str) -> None:
         """Forget ``who``'s hits of ``rate``."""
+        item = self.limits.item(rate)
+        if item is None:
+            return
         try:
-            await self._limiter.clear(self.limits.item(rate), *who)
+            await self._limiter.clear(item, *who)
         except StorageError as exc:
             self._failed(exc)
 
     async def open_socket(self, who: str) -> bool:
         """Count a socket of ``who`` opening; False (nothing counted) when they have `Limits.sockets`."""
-        key = f"sockets/{who}"
+        key, most = f"sockets/{who}", self.limits.sockets
+        if most is None:
+            return True
         try:
-            if await self.storage.incr(key, SOCKETS_TTL) <= self.limits.sockets:
+            if await self.storage.incr(key, SOCKETS_TTL) <= most:
                 return self._fine() == 0
             await self.storage.incr(key, SOCKETS_TTL, amount=-1)
             return False
@@ -101,6 +114,8 @@ class Rates:
     async def close_socket(self, who: str) -> None:
         """Count a socket of ``who`` closing (one that `open_socket` let open)."""
         key = f"sockets/{who}"
+        if self.limits.sockets is None:
+            return
         try:
             if await self.storage.incr(key, SOCKETS_TTL, amount=-1) <= 0:
                 await self.storage.clear(key)  # (below 0 once the count expired under live sockets)
@@ -123,7 +138,9 @@ class Rates:
                 await client.aclose()
 
     async def _wait(self, rate: str, *who: str) -> float:
-        stats = await self._limiter.get_window_stats(self.limits.item(rate), *who)
+        item = self.limits.item(rate)
+        assert item is not None
+        stats = await self._limiter.get_window_stats(item, *who)
         return max(1.0, math.ceil(stats.reset_time - time.time()))
 
     def _fine(self) -> float:

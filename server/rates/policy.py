@@ -8,12 +8,14 @@ from dataclasses import dataclass
 
 import limits
 
-__all__ = ["LOAD_FLAGS", "Limits", "LimitError"]
+__all__ = ["LOAD_FLAGS", "NONE", "Limits", "LimitError"]
+
+NONE = "none"  # a limit set to this is not counted at all
 
 # `sparrow serve` flags for a load test or a benchmark, which plays a whole club from one address.
 LOAD_FLAGS = [
-    *("--limit", "sockets=100000", "--limit", "handshakes=1000000/minute", "--limit", "requests=1000000/minute"),
-    *("--limit", "replays=1000000/minute", "--limit", "tables=1000000/minute"),
+    *("--limit", "sockets=none", "--limit", "handshakes=none", "--limit", "requests=none"),
+    *("--limit", "replays=none", "--limit", "tables=none"),
 ]
 
 
@@ -25,9 +27,10 @@ class LimitError(ValueError):
 class Limits:
     """What one visitor (a logged-in member, else an address) may do. Rates are in the `limits`
     library's notation ("600/minute", "5 per 15 minutes"); counts are whole numbers; the body
-    deadline is in seconds."""
+    deadline is in seconds. A rate or count set to "none" (`NONE`; None for ``sockets``) is not
+    counted."""
 
-    sockets: int = 20  # live sockets per visitor, across every table
+    sockets: int | None = 20  # live sockets per visitor, across every table
     handshakes: str = "60/minute"  # socket handshakes per address
     requests: str = "600/minute"  # HTTP requests per visitor (static files and /healthz aside)
     replays: str = "60/minute"  # a hand's replay (page or JSON) and a game's log, per visitor
@@ -43,20 +46,20 @@ class Limits:
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            if field.type == "str":
+            if field.type == "str" and value != NONE:
                 try:
                     limits.parse(value)
                 except ValueError:
                     raise LimitError(f"{_flag(field.name)}={value!r} is not a rate such as 60/minute") from None
-        if not 1 <= self.sockets <= 100_000:
-            raise LimitError(f"sockets={self.sockets!r} must be a whole number from 1 to 100000")
+        if self.sockets is not None and not 1 <= self.sockets <= 100_000:
+            raise LimitError(f"sockets={self.sockets!r} must be a whole number from 1 to 100000, or none")
         if not (math.isfinite(self.body_timeout) and 0 < self.body_timeout <= 3600):
             raise LimitError(f"body-timeout={self.body_timeout!r} must be a number of seconds from 0 to 3600")
 
-    def item(self, name: str) -> limits.RateLimitItem:
-        """The rate ``name`` (a field holding a rate) as the `limits` library's item."""
+    def item(self, name: str) -> limits.RateLimitItem | None:
+        """The rate ``name`` (a field holding a rate) as the `limits` library's item (None: "none")."""
         rate: str = getattr(self, name)
-        return limits.parse(rate)
+        return None if rate == NONE else limits.parse(rate)
 
     def with_flags(self, flags: list[str]) -> Limits:
         """These limits with ``NAME=VALUE`` flags applied (``--limit sockets=40``).
@@ -73,7 +76,11 @@ class Limits:
                 raise LimitError(f"--limit {flag!r}: say NAME=VALUE, with NAME one of {known}")
             kind = fields[key].type
             try:
-                changes[key] = int(value) if kind == "int" else float(value) if kind == "float" else value.strip()
+                if value.strip() == NONE and kind != "float":
+                    changes[key] = None if kind == "int | None" else NONE
+                    continue
+                number = int if kind == "int | None" else float if kind == "float" else None
+                changes[key] = value.strip() if number is None else number(value)
             except ValueError:
                 raise LimitError(f"--limit {flag!r}: {value!r} is not a number") from None
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]

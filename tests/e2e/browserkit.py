@@ -16,6 +16,7 @@ import uvicorn
 from server.app import create_app
 from server.club.club import OPEN_CLUB, ClubConfig
 from server.lobby import Lobby
+from server.rates.policy import LOAD_FLAGS, Limits
 from server.wire import UVICORN_OPTIONS
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -47,7 +48,8 @@ class LiveServer:
 
     def __init__(self, db: str | None = None, club: ClubConfig = OPEN_CLUB) -> None:
         self.lobby = SeededLobby()
-        self.app = create_app(self.lobby) if db is None else create_app(db=db, club=club)
+        limits = Limits().with_flags(LOAD_FLAGS[1::2])  # every browser of a module's tests is one address
+        self.app = create_app(self.lobby, limits=limits) if db is None else create_app(db=db, club=club, limits=limits)
         config = uvicorn.Config(
             self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **UVICORN_OPTIONS
         )

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import secrets
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -203,3 +206,31 @@ async def test_a_member_is_counted_as_themselves_from_every_address(
         with pytest.raises(InvalidStatus) as refused:
             await live.connect(additional_headers={**cookie, **_from("203.0.113.3")})
         assert refused.value.response.status_code == 429 and _reason(refused.value) == "rate/too_many_sockets"
+
+
+async def test_limits_are_set_by_name_and_a_limit_that_is_not_one_stops_the_server_before_it_starts(
+    tmp_path: Path,
+) -> None:
+    limits = Limits().with_flags(["sockets=40", "requests=1200/minute", "replays=none", "body-timeout=2.5"])
+    assert (limits.sockets, limits.requests, limits.item("replays"), limits.body_timeout) == (
+        40,
+        "1200/minute",
+        None,
+        2.5,
+    )
+    for flag, says in (
+        ("socket=4", "say NAME=VALUE, with NAME one of sockets, handshakes"),
+        ("requests=often", "requests='often' is not a rate such as 60/minute"),
+        ("sockets=0", "sockets=0 must be a whole number from 1 to 100000"),
+        ("body-timeout=none", "'none' is not a number"),
+    ):
+        command = [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--db", "memory", "--limit", flag]
+        done = await asyncio.to_thread(
+            subprocess.run,
+            command,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "SPARROW_DATA": str(tmp_path)},
+        )
+        assert done.returncode == 2 and says in done.stderr, done.stderr
