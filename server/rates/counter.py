@@ -13,6 +13,7 @@ import logging
 import math
 import time
 
+from limits import RateLimitItem
 from limits.aio.storage import MemoryStorage, RedisStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.errors import StorageError
@@ -50,11 +51,19 @@ class Rates:
         self.storage = storage if storage is not None else MemoryStorage()
         self._limiter = MovingWindowRateLimiter(self.storage)
         self._trouble = False
+        self._items: dict[str, RateLimitItem | None] = {}  # (parsing a rate costs more than counting it)
+
+    def _item(self, rate: str) -> RateLimitItem | None:
+        try:
+            return self._items[rate]
+        except KeyError:
+            item = self._items[rate] = self.limits.item(rate)
+            return item
 
     async def hit(self, rate: str, *who: str) -> float:
         """Count one hit of ``who`` against the rate named ``rate`` (a `Limits` field): 0 if it is
         allowed, else the seconds until it would be (the hit is then not counted)."""
-        item = self.limits.item(rate)
+        item = self._item(rate)
         if item is None:
             return 0.0
         try:
@@ -66,7 +75,7 @@ class Rates:
 
     async def wait(self, rate: str, *who: str) -> float:
         """The seconds until ``who`` may hit ``rate`` again (0: now), counting nothing."""
-        item = self.limits.item(rate)
+        item = self._item(rate)
         if item is None:
             return 0.0
         try:
@@ -78,7 +87,7 @@ class Rates:
 
     async def spent(self, rate: str, *who: str) -> bool:
         """Whether ``who`` has no hit of ``rate`` left (the last one took the last)."""
-        item = self.limits.item(rate)
+        item = self._item(rate)
         if item is None:
             return False
         try:
@@ -89,7 +98,7 @@ class Rates:
 
     async def clear(self, rate: str, *who: str) -> None:
         """Forget ``who``'s hits of ``rate``."""
-        item = self.limits.item(rate)
+        item = self._item(rate)
         if item is None:
             return
         try:
@@ -138,7 +147,7 @@ class Rates:
                 await client.aclose()
 
     async def _wait(self, rate: str, *who: str) -> float:
-        item = self.limits.item(rate)
+        item = self._item(rate)
         assert item is not None
         stats = await self._limiter.get_window_stats(item, *who)
         return max(1.0, math.ceil(stats.reset_time - time.time()))
