@@ -356,6 +356,7 @@ def create_app(
     middleware = [
         Middleware(Hsts),
         Middleware(GZipMiddleware, minimum_size=1024),
+        Middleware(RateGate, handshakes=True),  # (a socket `Gate` refuses counts too)
         Middleware(Gate),
         Middleware(RateGate),
     ]

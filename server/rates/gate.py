@@ -4,6 +4,7 @@ per visitor (refused with HTTP 429 before the socket opens), and a deadline for 
 
 It runs inside `server.club.gate.Gate`, which has found the logged-in member: a visitor is that
 member, else the address the request came from (behind a trusted proxy, the one it forwarded for).
+Handshakes are counted before `Gate`, per address, so that the sockets it refuses count too.
 """
 
 from __future__ import annotations
@@ -61,15 +62,24 @@ _DENIALS = _Denials()
 
 
 class RateGate:
-    """Refuses what is over the visitor's limits (``app.state.rates``, a `Rates`) with 429."""
+    """Refuses what is over the visitor's limits (``app.state.rates``, a `Rates`) with 429. With
+    ``handshakes`` it counts only sockets opened per address, and goes before `Gate` so that the
+    sockets `Gate` refuses count too; otherwise it counts the rest, after `Gate`, which has found
+    the member."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, *, handshakes: bool = False) -> None:
         self.app = app
+        self.handshakes = handshakes
         logging.getLogger("uvicorn.error").addFilter(_DENIALS)  # (once: a filter is added only once)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
-        if kind == "websocket":
+        if self.handshakes:
+            if kind == "websocket":
+                await self._handshake(scope, receive, send)
+            else:
+                await self.app(scope, receive, send)
+        elif kind == "websocket":
             await self._socket(scope, receive, send)
         elif kind != "http" or _FREE.match(scope["path"]):
             await self.app(scope, receive, send)
@@ -123,13 +133,18 @@ class RateGate:
                 message = f"the request's body did not arrive within {timeout:g} s"
                 await _refuse(scope, send, 408, "input/too_slow", message, [(b"connection", b"close")])
 
-    async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _handshake(self, scope: Scope, receive: Receive, send: Send) -> None:
         rates: Rates = scope["app"].state.rates
         wait = await rates.hit("handshakes", address(scope))
         if wait:
             message = f"too many sockets opened from your address: try again in {_seconds(wait)}"
-            await _refuse(scope, send, 429, "rate/too_many_handshakes", message, [(b"retry-after", b"%d" % wait)])
+            retry = [(b"retry-after", b"%d" % math.ceil(wait))]
+            await _refuse(scope, send, 429, "rate/too_many_handshakes", message, retry)
             return
+        await self.app(scope, receive, send)
+
+    async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        rates: Rates = scope["app"].state.rates
         who = visitor(scope)
         if not await rates.open_socket(who):
             message = f"you have {rates.limits.sockets} sockets open already: close one first"

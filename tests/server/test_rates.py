@@ -234,3 +234,15 @@ async def test_limits_are_set_by_name_and_a_limit_that_is_not_one_stops_the_serv
             env={**os.environ, "SPARROW_DATA": str(tmp_path)},
         )
         assert done.returncode == 2 and says in done.stderr, done.stderr
+
+
+async def test_sockets_the_club_refuses_count_against_the_handshakes_of_their_address(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'club.db'}"
+    async with club_server(url, limits=Limits(handshakes="3/hour")) as live:  # members only: visitors are refused
+        for _ in range(3):
+            refused = await _refused_socket(live)
+            assert refused.response.status_code == 403
+        refused = await _refused_socket(live)
+        assert refused.response.status_code == 429 and _reason(refused) == "rate/too_many_handshakes"
