@@ -56,6 +56,7 @@ class MemberRow(Base):
     disabled: Mapped[bool] = mapped_column(Boolean, default=False)
     epoch: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    renamed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))  # their last own rename
 
 
 class InvitationRow(Base):
@@ -73,6 +74,25 @@ class InvitationRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class LinkRow(Base):
+    """A link that admits several people: a member's guest link to one table, or the club's sign-up
+    code. It admits at most ``uses_max`` (None: any number), until it expires or is revoked. Only the
+    SHA-256 of its code is kept."""
+
+    __tablename__ = "club_links"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    kind: Mapped[str] = mapped_column(String(8))  # guest or signup
+    code_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    table_id: Mapped[str | None] = mapped_column(String(16))  # a guest link's table
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("members.id"))
+    uses_max: Mapped[int | None] = mapped_column(Integer)
+    used: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class AuditRow(Base):
