@@ -24,9 +24,12 @@ from starlette.routing import Route, WebSocketRoute
 from server.api import api, body, member, refusal
 from server.club.club import Club, ClubConfig
 from server.club.gate import Gate
+from server.club.links import ADMITTED_COOKIE
 from server.club.lockout import Lockout
+from server.club.passes import GuestAccess
 from server.club.routes import club_routes
 from server.club.secret import load_secret
+from server.club.sessions import GUEST_MAX_AGE, keep_cookie
 from server.history.pages import history_pages
 from server.history.routes import history_routes
 from server.https import Hsts
@@ -196,7 +199,22 @@ async def join_table(request: Request) -> object:
     data = await body(request)
     who = member(request)
     name = _player_name(request, data.get("name", ""))
-    return await _ask(request, Join(name, data.get("seat"), None if who is None else who.id))  # type: ignore[arg-type]
+    join = Join(name, data.get("seat"), None if who is None else who.id)  # type: ignore[arg-type]
+    access: GuestAccess | None = request.scope.get("sparrow.guest_access")
+    if who is not None or access is None or access.admitted:
+        return await _ask(request, join)
+    club: Club = request.app.state.club
+    await club.passes.take(access)  # a guest's seat takes one of the guest link's places …
+    try:
+        seated = await _ask(request, join)
+    except TableError:
+        await club.passes.give_back(access)  # … which stays free when the seat is refused
+        raise
+    # This browser may come back by the link once its places are all taken.
+    response = JSONResponse(seated)
+    admitted = club.passes.admissions.note(request.cookies.get(ADMITTED_COOKIE), access.link.id)
+    keep_cookie(response, request, ADMITTED_COOKIE, admitted, GUEST_MAX_AGE)
+    return response
 
 
 async def leave_table(request: Request) -> object:
@@ -225,15 +243,18 @@ async def rematch(request: Request) -> object:
 
 
 async def guest_link(request: Request) -> object:
-    """A member's link for a guest to this one table (club mode "invite")."""
+    """A member's link for guests to this one table (club mode "invite"): ``{"guests": 1 to 3}``
+    (default 1) of them may take a seat with it."""
     who = member(request)
     if who is None:
         raise TableError("auth/login_required", "only members may invite guests", status=401)
+    data = await body(request)
     table_id = request.path_params["table_id"]
     await _lobby(request).show(table_id)  # 404 unless the table is live
     club: Club = request.app.state.club
-    guest = club.guest_pass(who, table_id)
-    return {"link": str(request.url_for("table_page", table_id=table_id).path) + "?guest=" + guest}
+    code, link = await club.passes.guest_link(who, table_id, data.get("guests", 1))
+    path = str(request.url_for("table_page", table_id=table_id).path)
+    return {"link": f"{path}?guest={code}", "id": link.id, "guests": link.uses_max, "expires": link.expires_at}
 
 
 def _prefix(db: str | None) -> str:

@@ -125,7 +125,11 @@ def page_routes(templates_dir: Path = TEMPLATES, static_dir: Path = STATIC) -> l
             if exc.status == 404 and await _ended(request, table_id):  # its game is over: see it in the history
                 return RedirectResponse(request.url_for("game_page", game_id=table_id), status_code=303)
             return render(request, "missing.html", {"table_id": table_id, "message": exc.message}, status=exc.status)
-        page = render(request, "table.html", {"table_id": table_id, "table_name": table["name"], "name_max": NAME_MAX})
+        access = request.scope.get("sparrow.guest_access")
+        context = {"table_id": table_id, "table_name": table["name"], "name_max": NAME_MAX}
+        if access is not None and access.table == table_id:  # a guest by link: how many it seats
+            context["guest_link"] = access.to_json()
+        page = render(request, "table.html", context)
         guest = request.query_params.get("guest")
         if guest and request.scope.get("sparrow.guest") == table_id:
             # The page's script calls the API and opens the socket without the pass in their addresses:

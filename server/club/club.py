@@ -18,8 +18,10 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from game.rulesets import RULESETS
+from server.club.links import LinkStore
 from server.club.lockout import Lockout
 from server.club.logins import Logins, device
+from server.club.passes import Passes
 from server.club.passwords import check_new_password, hash_password, verify_password
 from server.club.sessions import Signer
 from server.club.store import ClubStore, Member, NameTaken, Session
@@ -87,6 +89,7 @@ class Club:
         self.defaults: dict[str, Any] = {"ruleset": "classical", "timers": Timers().to_json()}  # for new tables
         self.origins: list[str] = []  # other sites whose pages may use the server (besides --allow-origin)
         self.allowed_origins: frozenset[str] = frozenset()
+        self.passes = Passes(self, None if engine is None else LinkStore(engine))  # guest links, sign-up code
 
     # ------------------------------------------------------------------ start
     async def open(self) -> None:
@@ -94,6 +97,7 @@ class Club:
         if self.store is None:
             return
         await self.reload()
+        await self.passes.adopt_old_signup()
         if self.config.mode is not None and self.config.mode != self.mode:
             await self.set_mode(None, self.config.mode)
 
@@ -200,19 +204,6 @@ class Club:
         detail = f"{device(session.agent)} at {session.address}"
         await self._audit(member, "ended a session", member.name, detail, member.id)
         return True
-
-    def guest_table(self, guest_pass: str | None) -> str | None:
-        """The table a guest pass lets its holder into (only in "invite" mode)."""
-        return self.signer.read_guest_pass(guest_pass) if self.mode == "invite" else None
-
-    def guest_pass(self, member: Member, table: str) -> str:
-        """A pass a member gives a guest to one table.
-
-        :raises TableError: (409) unless the club mode is "invite".
-        """
-        if self.mode != "invite":
-            raise TableError("club/no_guests", "this club does not take guests by invitation", status=409)
-        return self.signer.guest_pass(table, member.id)
 
     def name_owner(self, name: str) -> int | None:
         """The member a name belongs to (their name, or one given to them), or None."""
@@ -387,21 +378,21 @@ class Club:
         :raises TableError: for a wrong code, a taken name or an unacceptable password.
         """
         store = self._store()
-        stored = await store.setting("signup")
-        digest_code = stored.get("code_hash") if stored else None
-        given = club_code if isinstance(club_code, str) else ""
-        if not digest_code or not secrets.compare_digest(_code_hash(given), str(digest_code)):
-            raise TableError("club/bad_code", "that is not this club's sign-up code", status=403)
-        chosen = clean_text(name, "your name", NAME_MAX)
-        if self.name_owner(chosen) is not None:
-            raise TableError("club/name_taken", f"the name {chosen!r} belongs to a member already", status=409)
-        password = check_new_password(password)
+        link = await self.passes.take_signup(club_code)  # a wrong code is refused before anything else
         try:
-            member = await store.add_member(chosen, await hash_password(password), False, self._now())
-        except NameTaken:
-            raise TableError(
-                "club/name_taken", f"the name {chosen!r} belongs to a member already", status=409
-            ) from None
+            chosen = clean_text(name, "your name", NAME_MAX)
+            if self.name_owner(chosen) is not None:
+                raise TableError("club/name_taken", f"the name {chosen!r} belongs to a member already", status=409)
+            password = check_new_password(password)
+            try:
+                member = await store.add_member(chosen, await hash_password(password), False, self._now())
+            except NameTaken:
+                raise TableError(
+                    "club/name_taken", f"the name {chosen!r} belongs to a member already", status=409
+                ) from None
+        except TableError:
+            await self.passes.give_back_signup(link)  # nobody joined: the place stays free
+            raise
         self._keep(member)
         await self._audit(member, "joined", chosen, "with the club code", member.id)
         return member
@@ -515,21 +506,9 @@ class Club:
         self.origins, self.allowed_origins = sorted(allowed), allowed
         await self._audit(admin, "allowed origins", ", ".join(self.origins) or "none", "")
 
-    async def set_signup_code(self, admin: Member, code: object) -> None:
-        """Set (or, with an empty code, turn off) the sign-up code with which people join unasked."""
-        if code in (None, ""):
-            await self._store().set_setting("signup", {})
-            await self._audit(admin, "sign-up code", "off", "")
-            return
-        if not isinstance(code, str) or not 6 <= len(code) <= 100:
-            raise TableError("club/bad_code", "a sign-up code must be 6 to 100 characters long")
-        await self._store().set_setting("signup", {"code_hash": _code_hash(code)})
-        await self._audit(admin, "sign-up code", "set", "")
-
     async def signup_open(self) -> bool:
-        """Whether people may sign up with a club code."""
-        stored = await self._store().setting("signup") if self.store else None
-        return bool(stored and stored.get("code_hash"))
+        """Whether people may sign up with a club code (one is set, and admits someone still)."""
+        return await self.passes.signup_link() is not None
 
     async def give_name(self, admin: Member, name: object, member_id: object) -> int:
         """Give the games stored under an old free-text name to a member; returns how many."""

@@ -1,19 +1,25 @@
-"""`Gate`: the ASGI middleware that finds who is asking (a member's session cookie, a guest's pass to
+"""`Gate`: the ASGI middleware that finds who is asking (a member's session cookie, a guest's link to
 one table) and turns away whoever the club mode does not let in: a page sends them to the login
-page, the JSON API answers 401, a socket is refused before it opens.
+page (or, for a guest link that no longer admits them, says why), the JSON API answers 401 (or the
+link's refusal), a socket is refused before it opens.
 """
 
 from __future__ import annotations
 
+import html
 import re
 from urllib.parse import quote
 
+from sqlalchemy.exc import DBAPIError
 from starlette.requests import HTTPConnection
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.club.club import Club
+from server.club.links import ADMITTED_COOKIE
+from server.club.passes import GuestAccess
 from server.club.sessions import GUEST_COOKIE, SESSION_COOKIE
+from server.tables.errors import TableError
 
 __all__ = ["Gate", "PUBLIC"]
 
@@ -26,8 +32,8 @@ _TABLE_PATH = re.compile(r"^/(?:t|api/tables)/([^/]+)(?:/[a-z]+)?$")
 
 class Gate:
     """Sets ``scope["sparrow.member"]`` (a `Member` or None), ``scope["sparrow.session"]`` (its
-    `Session`) and ``scope["sparrow.guest"]`` (the table a guest pass admits to, or None), and refuses
-    what the club mode keeps out."""
+    `Session`), ``scope["sparrow.guest"]`` (the table a guest link admits to, or None) and
+    ``scope["sparrow.guest_access"]`` (that link's `GuestAccess`), and refuses what the club mode keeps out."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -41,25 +47,47 @@ class Gate:
         address = connection.client.host if connection.client else "?"
         found = await club.session_of(connection.cookies.get(SESSION_COOKIE), address)
         member = None if found is None else found[0]
-        guest = club.guest_table(connection.query_params.get("guest") or connection.cookies.get(GUEST_COOKIE))
+        access: GuestAccess | TableError | None = None
+        if member is None:  # a guest link counts in "invite" mode only
+            code = connection.query_params.get("guest") or connection.cookies.get(GUEST_COOKIE)
+            try:
+                access = await club.passes.guest_access(code, connection.cookies.get(ADMITTED_COOKIE))
+            except (DBAPIError, OSError):  # the database cannot answer: say so (server.app.storage_down)
+                access = TableError("server/storage", "the server cannot reach its database just now", status=503)
+        guest = access.table if isinstance(access, GuestAccess) else None
         scope["sparrow.member"] = member
         scope["sparrow.session"] = None if found is None else found[1]
         scope["sparrow.guest"] = guest
+        scope["sparrow.guest_access"] = access if isinstance(access, GuestAccess) else None
         path = scope["path"]
         if club.mode == "open" or member is not None or PUBLIC.match(path) or _guest_may(path, guest):
             await self.app(scope, receive, send)
             return
+        refused = access if isinstance(access, TableError) else None
         if scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 1008, "reason": "log in first"})
+            reason = "log in first" if refused is None else refused.message[:120]
+            await send({"type": "websocket.close", "code": 1008, "reason": reason})
             return
         response: Response
         if path.startswith("/api/"):
             error = {"reason": "auth/login_required", "message": "log in first: this club is for its members"}
-            response = JSONResponse({"error": error}, status_code=401)
+            if refused is not None:
+                error = refused.to_json()  # type: ignore[assignment]
+            response = JSONResponse({"error": error}, status_code=401 if refused is None else refused.status)
+        elif refused is not None:
+            response = HTMLResponse(_REFUSED_PAGE.format(message=html.escape(refused.message)), refused.status)
         else:
             target = path + (f"?{scope['query_string'].decode('latin-1')}" if scope.get("query_string") else "")
             response = RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
         await response(scope, receive, send)
+
+
+_REFUSED_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Guest link</title><link rel="stylesheet" href="/static/css/sparrow.css"></head>
+<body><main class="panel"><h1>This guest link does not let you in</h1><p>{message}.</p>
+<p><a href="/login">Members log in here.</a></p></main></body></html>
+"""
 
 
 def _guest_may(path: str, table: str | None) -> bool:

@@ -183,6 +183,7 @@ async def admin_state(request: Request) -> object:
         "mode": club.mode,
         "modes": MODES,
         "signup": await club.signup_open(),
+        "outstanding": await club.passes.outstanding(),
         "tables": lobby.all_tables(),
         "audit": audit["audit"],
         "audit_next": audit["next"],
@@ -238,8 +239,20 @@ async def set_mode(request: Request) -> object:
 
 async def set_signup_code(request: Request) -> object:
     data = await body(request)
-    await _club(request).set_signup_code(_admin(request), data.get("code"))
-    return {"signup": await _club(request).signup_open()}
+    club = _club(request)
+    await club.passes.set_signup_code(_admin(request), data.get("code"), data.get("until"), data.get("uses"))
+    return {"signup": await club.signup_open()}
+
+
+async def revoke_link(request: Request) -> object:
+    """A guest link's maker, or an admin, revokes it; an admin revokes the sign-up code."""
+    link = await _club(request).passes.revoke_link(_me(request), _number(request, "link_id"))
+    return {"revoked": link.id}
+
+
+async def revoke_invitation(request: Request) -> object:
+    await _club(request).passes.revoke_invitation(_admin(request), _number(request, "invitation_id"))
+    return {"revoked": True}
 
 
 async def give_name(request: Request) -> object:
@@ -299,6 +312,11 @@ async def set_origins(request: Request) -> object:
     club = _club(request)
     await club.set_origins(_admin(request), data.get("origins"))
     return {"origins": club.origins}
+
+
+def _number(request: Request, key: str) -> int | None:
+    text = request.path_params[key]
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 12 else None
 
 
 def _member_id(request: Request) -> int:
@@ -385,6 +403,13 @@ def club_routes(templates_dir: Path = TEMPLATES) -> list[BaseRoute]:
         Route("/api/club/members/{member_id}/unlock", api(unlock), methods=["POST"], name="api_unlock"),
         Route("/api/club/mode", api(set_mode), methods=["POST"], name="api_mode"),
         Route("/api/club/signup-code", api(set_signup_code), methods=["POST"], name="api_signup_code"),
+        Route("/api/club/links/{link_id}/revoke", api(revoke_link), methods=["POST"], name="api_revoke_link"),
+        Route(
+            "/api/club/invitations/{invitation_id}/revoke",
+            api(revoke_invitation),
+            methods=["POST"],
+            name="api_revoke_invitation",
+        ),
         Route("/api/club/names", api(give_name), methods=["POST"], name="api_give_name"),
         Route("/api/club/tables/{table_id}/close", api(close_table), methods=["POST"], name="api_close_table"),
         Route("/api/club/tables/{table_id}/remove", api(remove_from_table), methods=["POST"], name="api_admin_remove"),

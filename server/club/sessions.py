@@ -1,5 +1,6 @@
-"""Signed values the browser keeps: the session cookie of a logged-in member (the id of a session), and a guest pass to
-one table. Both are signed with the server's secret by itsdangerous (timestamped, so they expire).
+"""Signed values the browser keeps: the session cookie of a logged-in member (the id of a session),
+signed with the server's secret by itsdangerous (timestamped, so it expires); and how the club's
+cookies are set (a guest link's code is kept as a cookie too: `server.club.passes`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ __all__ = ["GUEST_COOKIE", "GUEST_MAX_AGE", "SESSION_COOKIE", "SESSION_MAX_AGE",
 SESSION_COOKIE = "sparrow_session"
 SESSION_MAX_AGE = 30 * 24 * 3600  # a member stays logged in on a browser for 30 days
 GUEST_COOKIE = "sparrow_guest"
-GUEST_MAX_AGE = 24 * 3600  # a guest link works for a day
+GUEST_MAX_AGE = 24 * 3600  # a guest link works for a day (server.club.passes)
 
 
 def keep_cookie(response: Response, request: Request, name: str, value: str, max_age: int) -> None:
@@ -36,11 +37,10 @@ def keep_cookie(response: Response, request: Request, name: str, value: str, max
 
 
 class Signer:
-    """Signs and checks session cookies and guest passes with one secret."""
+    """Signs and checks session cookies."""
 
     def __init__(self, secret: str) -> None:
         self._session = URLSafeTimedSerializer(secret, salt="sparrow.session")
-        self._guest = URLSafeTimedSerializer(secret, salt="sparrow.guest")
 
     def session(self, session_id: str) -> str:
         """A session cookie's value: the id of a session (`server.club.logins`)."""
@@ -52,17 +52,6 @@ class Signer:
         data = _load(self._session, value, SESSION_MAX_AGE)
         found = data.get("session") if isinstance(data, dict) else None
         return found if isinstance(found, str) and 0 < len(found) <= 64 else None
-
-    def guest_pass(self, table: str, host: int) -> str:
-        """A pass for a guest to table ``table``, given by member ``host``."""
-        return self._guest.dumps([table, host])
-
-    def read_guest_pass(self, value: str | None) -> str | None:
-        """The table a guest pass is for, or None."""
-        data = _load(self._guest, value, GUEST_MAX_AGE)
-        if isinstance(data, list) and len(data) == 2 and isinstance(data[0], str):
-            return data[0]
-        return None
 
 
 def _load(serializer: URLSafeTimedSerializer, value: str | None, max_age: int) -> Any:

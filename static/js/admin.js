@@ -1,5 +1,6 @@
-// The admin page: members (invite, disable, make admin, password reset link, unlock logins), the club mode and
-// sign-up code, giving old games to a member, live tables, and the audit log. Every name is set as text.
+// The admin page: members (invite, disable, make admin, password reset link, unlock logins), the club
+// mode and sign-up code, every outstanding link (revocable), giving old games to a member, live tables,
+// and the audit log. Every name is set as text.
 
 import { apiAnswer, postJson } from "./local.js";
 
@@ -71,7 +72,40 @@ function showLink(link) {
   $("link-out").select();
 }
 
+const KINDS = { member: "Invitation", admin: "Admin invitation", reset: "Password reset link", guest: "Guest link", signup: "Sign-up code" };
+
+function linkRow(kind, what, forWhom, by, used, expires, url) {
+  const row = el("tr");
+  row.append(
+    el("td", null, KINDS[kind] || kind),
+    el("td", null, forWhom),
+    el("td", null, by || "the server"),
+    el("td", null, used),
+    el("td", null, expires ? new Date(expires).toLocaleString() : "never"),
+  );
+  const actions = el("td", "actions");
+  actions.append(button("Revoke", () => post(url, {}, () => `${what} revoked.`)));
+  row.append(actions);
+  return row;
+}
+
+function outstandingRows(outstanding) {
+  const invitations = outstanding.invitations.map((i) =>
+    linkRow(i.kind, KINDS[i.kind], i.name || "anyone with the link", i.by, "not yet", i.expires,
+      root.dataset.revokeInvitation.replace("INVITATION", String(i.id))),
+  );
+  const links = outstanding.links.map((l) =>
+    linkRow(l.kind, KINDS[l.kind], l.kind === "guest" ? `table ${l.table}` : "anyone who knows it", l.by,
+      l.uses === null ? `${l.used}` : `${l.used} of ${l.uses}`, l.expires,
+      root.dataset.revokeLink.replace("LINK", String(l.id))),
+  );
+  return [...invitations, ...links];
+}
+
 function render(data) {
+  const rows = outstandingRows(data.outstanding);
+  $("link-rows").replaceChildren(...rows);
+  $("no-links").hidden = rows.length > 0;
   $("member-rows").replaceChildren(...data.members.map(memberRow));
   const select = $("names-member");
   const chosen = select.value;
@@ -187,8 +221,9 @@ $("mode-form").addEventListener("submit", (event) => {
 
 $("signup-form").addEventListener("submit", (event) => {
   event.preventDefault();
-  const { code } = fields(event.target);
-  post(root.dataset.signup, { code }, (a) => (a.signup ? "Sign-up code saved." : "Sign-up by code is off."));
+  const { code, until, uses } = fields(event.target);
+  const body = { code, until: until || null, uses: uses ? Number(uses) : null };
+  post(root.dataset.signup, body, (a) => (a.signup ? "Sign-up code saved." : "Sign-up by code is off."));
   event.target.reset();
 });
 

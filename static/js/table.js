@@ -345,13 +345,28 @@ ui.copy.addEventListener("click", async () => {
 });
 
 const guestButton = document.getElementById("guest-link"); // members, in a club that takes guests
+const guestRevoke = document.getElementById("guest-revoke");
 if (guestButton) {
   guestButton.addEventListener("click", async () => {
     try {
-      const answer = await postJson(`${API}/guest`, {});
+      const guests = Number(document.getElementById("guest-count").value);
+      const answer = await postJson(`${API}/guest`, { guests });
       ui.invite.value = new URL(answer.link, window.location.href).href;
       ui.invite.select();
-      showNotice("Guest link made: it lets one guest into this table for a day.", 4000);
+      guestRevoke.dataset.link = String(answer.id);
+      guestRevoke.hidden = false;
+      const who = answer.guests === 1 ? "one guest" : `${answer.guests} guests`;
+      showNotice(`Guest link made: it seats ${who} at this table, for a day.`, 4000);
+    } catch (err) {
+      showNotice(err.message);
+    }
+  });
+  guestRevoke.addEventListener("click", async () => {
+    try {
+      await postJson(guestButton.dataset.revoke.replace("LINK", guestRevoke.dataset.link), {});
+      guestRevoke.hidden = true;
+      ui.invite.value = window.location.href.split("?")[0];
+      showNotice("Guest link revoked: it lets nobody in any more.", 4000);
     } catch (err) {
       showNotice(err.message);
     }

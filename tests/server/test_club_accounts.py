@@ -363,7 +363,7 @@ async def test_in_invite_mode_a_guest_link_opens_one_table_only(
         assert (await guest.get("/")).status_code == 303
         headers = {
             "Origin": f"http://127.0.0.1:{live.port}",
-            "Cookie": f"sparrow_guest={guest.cookies['sparrow_guest']}",
+            "Cookie": "; ".join(f"{name}={guest.cookies[name]}" for name in ("sparrow_guest", "sparrow_admitted")),
         }
         client = await live.connect(additional_headers=headers)
         await client.hello(table, joined.json()["token"])
