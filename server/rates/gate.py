@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import math
 import re
 
@@ -48,19 +47,6 @@ class _BodyLate(Exception):
     """The request's body did not arrive in time."""
 
 
-class _Denials(logging.Filter):
-    """uvicorn's ``websockets-sansio`` protocol logs an error for every socket refused with an HTTP
-    response (the ASGI denial extension), though the client got the response: it does not mark the
-    handshake done (Kludex/uvicorn#3138, open). Every socket this app refuses before it opens is
-    refused that way or closed, so the line says nothing here, and would be one per refusal."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.getMessage() != "ASGI callable returned without completing handshake."
-
-
-_DENIALS = _Denials()
-
-
 class RateGate:
     """Refuses what is over the visitor's limits (``app.state.rates``, a `Rates`) with 429. With
     ``handshakes`` it counts only sockets opened per address, and goes before `Gate` so that the
@@ -70,7 +56,6 @@ class RateGate:
     def __init__(self, app: ASGIApp, *, handshakes: bool = False) -> None:
         self.app = app
         self.handshakes = handshakes
-        logging.getLogger("uvicorn.error").addFilter(_DENIALS)  # (once: a filter is added only once)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
