@@ -316,6 +316,7 @@ def create_app(
         shared = storage_for(redis, _prefix(db)) if engine is not None and redis is not None else None
         app.state.rates = rates or Rates(limits, shared)
         app.state.club.lockout = Lockout(app.state.rates)
+        app.state.club.on_limits = app.state.rates.adjust
         await app.state.club.open()
         app.state.club.on_cut_off = app.state.lobby.cut_off
         if engine is not None and redis is not None:

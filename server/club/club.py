@@ -88,6 +88,8 @@ class Club:
         self.on_cut_off: Callable[..., object] = lambda member, reason=None: None
         self.defaults: dict[str, Any] = {"ruleset": "classical", "timers": Timers().to_json()}  # for new tables
         self.origins: list[str] = []  # other sites whose pages may use the server (besides --allow-origin)
+        self.limits: dict[str, object] = {}  # limits per visitor the admin changed (`Limits.with_values`)
+        self.on_limits: Callable[[dict[str, object]], None] = lambda values: None  # (the app's `Rates.adjust`)
         self.allowed_origins: frozenset[str] = frozenset()
         self.passes = Passes(self, None if engine is None else LinkStore(engine))  # guest links, sign-up code
 
@@ -121,6 +123,12 @@ class Club:
             self.origins = list(origins.get("origins", []))
             self.allowed_origins = configured(self.origins)
         self.mode = str(stored["mode"]) if stored and stored.get("mode") in MODES else "members"
+        limits = await store.setting("limits")
+        self.limits = dict(limits or {})
+        try:
+            self.on_limits(self.limits)
+        except ValueError as exc:  # (stored by another release of the server, say)
+            log.warning("the limits the admin set are not used: %s", exc)
         await self.logins.refresh()
         for member in members.values():
             old = before.get(member.id)
@@ -505,6 +513,24 @@ class Club:
         await self._store().set_setting("origins", {"origins": sorted(allowed)})
         self.origins, self.allowed_origins = sorted(allowed), allowed
         await self._audit(admin, "allowed origins", ", ".join(self.origins) or "none", "")
+
+    async def set_limits(self, admin: Member, values: object) -> None:
+        """Change limits per visitor (``{"sockets": 40, …}``; the others are as `sparrow serve --limit`
+        set them), in every process of the club.
+
+        :raises TableError: (400) for a name or a value that is not one.
+        """
+        if not isinstance(values, dict):
+            raise TableError("club/bad_limit", 'limits are {"name": value}, such as {"sockets": 40}')
+        try:
+            self.on_limits(values)
+        except ValueError as exc:
+            self.on_limits(self.limits)
+            raise TableError("club/bad_limit", str(exc)) from None
+        await self._store().set_setting("limits", values)
+        self.limits = dict(values)
+        shown = ", ".join(f"{name}={'none' if value is None else value}" for name, value in values.items())
+        await self._audit(admin, "changed limits", shown or "as the server started", "")
 
     async def signup_open(self) -> bool:
         """Whether people may sign up with a club code (one is set, and admits someone still)."""

@@ -190,6 +190,7 @@ async def admin_state(request: Request) -> object:
         "defaults": club.defaults,
         "origins": club.origins,
         "limits": request.app.state.rates.limits.to_json(),
+        "limits_started": request.app.state.rates.base.to_json(),
     }
 
 
@@ -307,6 +308,13 @@ async def set_defaults(request: Request) -> object:
     return {"defaults": club.defaults}
 
 
+async def set_limits(request: Request) -> object:
+    data = await body(request)
+    club = _club(request)
+    await club.set_limits(_admin(request), data.get("limits"))
+    return {"limits": request.app.state.rates.limits.to_json()}
+
+
 async def set_origins(request: Request) -> object:
     data = await body(request)
     club = _club(request)
@@ -416,5 +424,6 @@ def club_routes(templates_dir: Path = TEMPLATES) -> list[BaseRoute]:
         Route("/api/club/tables/{table_id}/adjourn", api(adjourn_table), methods=["POST"], name="api_adjourn"),
         Route("/api/club/name", api(rename), methods=["POST"], name="api_rename"),
         Route("/api/club/defaults", api(set_defaults), methods=["POST"], name="api_defaults"),
+        Route("/api/club/limits", api(set_limits), methods=["POST"], name="api_limits"),
         Route("/api/club/origins", api(set_origins), methods=["POST"], name="api_origins"),
     ]

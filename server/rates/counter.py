@@ -47,7 +47,7 @@ class Rates:
     """Counts hits against the rates of ``limits`` (a `Limits`), and live sockets, in ``storage``."""
 
     def __init__(self, limits: Limits | None = None, storage: Storage | None = None) -> None:
-        self.limits = limits or Limits()
+        self.limits = self.base = limits or Limits()  # (base: as `sparrow serve --limit` set them)
         self.storage = storage if storage is not None else MemoryStorage()
         self._limiter = MovingWindowRateLimiter(self.storage)
         self._trouble = False
@@ -59,6 +59,13 @@ class Rates:
         except KeyError:
             item = self._items[rate] = self.limits.item(rate)
             return item
+
+    def adjust(self, values: dict[str, object]) -> None:
+        """Count with the base limits changed by ``values`` (the admin's, `Limits.with_values`)."""
+        limits = self.base.with_values(values)
+        if limits != self.limits:
+            self.limits = limits
+            self._items.clear()
 
     async def hit(self, rate: str, *who: str) -> float:
         """Count one hit of ``who`` against the rate named ``rate`` (a `Limits` field): 0 if it is

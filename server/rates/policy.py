@@ -85,6 +85,19 @@ class Limits:
                 raise LimitError(f"--limit {flag!r}: {value!r} is not a number") from None
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
+    def with_values(self, values: dict[str, object]) -> Limits:
+        """These limits with ``values`` (by name as the flag spells it, as `to_json` gives them; None
+        or "none": not counted) in their place.
+
+        :raises LimitError: for an unknown name or a value that is not one.
+        """
+        if not isinstance(values, dict) or not all(isinstance(v, str | int | float | None) for v in values.values()):
+            raise LimitError('limits are {"name": value}, such as {"sockets": 40, "requests": "1200/minute"}')
+        flags = [f"{name}={NONE if value is None else value}" for name, value in values.items()]
+        if any(isinstance(value, bool) for value in values.values()):
+            raise LimitError("a limit is a number or a rate, not true or false")
+        return self.with_flags(flags)
+
     def to_json(self) -> dict[str, object]:
         """The limits as the admin's page shows them (names as the flag spells them)."""
         return {_flag(f.name): getattr(self, f.name) for f in dataclasses.fields(self)}

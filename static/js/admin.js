@@ -119,6 +119,7 @@ function render(data) {
     defaults.elements.turn.value = data.defaults.timers.turn ?? "";
     defaults.elements.claim.value = data.defaults.timers.claim;
     $("origins-form").elements.origins.value = data.origins.join("\n");
+    showLimits(data.limits, data.limits_started);
   }
   $("signup-state").textContent = data.signup ? "A sign-up code is set." : "No sign-up code: people join by invitation only.";
   const tables = data.tables.map((t) => {
@@ -232,6 +233,32 @@ $("defaults-form").addEventListener("submit", (event) => {
   const f = event.target.elements;
   const timers = { turn: f.turn.value === "" ? null : Number(f.turn.value), claim: Number(f.claim.value) };
   post(root.dataset.defaults, { ruleset: f.ruleset.value, timers }, () => "Defaults saved: the lobby offers them.");
+});
+
+const shown = (value) => (value === null ? "none" : String(value));
+
+function showLimits(limits, started) {
+  $("limits-fields").replaceChildren(
+    ...Object.keys(limits).map((name) => {
+      const label = el("label", "field", name);
+      const input = el("input");
+      Object.assign(input, { name, value: shown(limits[name]), placeholder: shown(started[name]), autocomplete: "off" });
+      label.append(input);
+      return label;
+    }),
+  );
+  $("limits-form").dataset.started = JSON.stringify(started);
+}
+
+$("limits-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const started = JSON.parse(event.target.dataset.started);
+  const limits = {};
+  for (const input of $("limits-fields").querySelectorAll("input")) {
+    const value = input.value.trim();
+    if (value !== "" && value !== shown(started[input.name])) limits[input.name] = value;
+  }
+  post(root.dataset.limits, { limits }, () => "Limits saved: every process of the server counts with them now.");
 });
 
 $("origins-form").addEventListener("submit", (event) => {

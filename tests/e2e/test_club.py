@@ -141,3 +141,20 @@ def test_your_account_lists_where_you_are_logged_in_and_ends_another_device(club
     laptop.get_by_role("button", name="Older lines").click()
     expect(audit.last).to_contain_text("joined")  # the first line of all
     expect(laptop.get_by_role("button", name="Older lines")).to_be_hidden()
+
+
+def test_the_admin_changes_a_limit_per_visitor_and_unlocks_a_member(club: LiveServer, new_page: Any) -> None:
+    admin = new_page()
+    use_link(admin, club.url + str(club.wait(club.app.state.club.first_admin_link())), "Ann")
+    admin.goto(club.url + "/admin")
+    sockets = admin.locator("#limits-fields input[name=sockets]")
+    expect(sockets).to_have_value("none")  # (the browser tests start every server so)
+    sockets.fill("40")
+    admin.get_by_role("button", name="Save the limits").click()
+    expect(admin.locator("#admin-notice")).to_contain_text("Limits saved")
+    assert club.app.state.rates.limits.sockets == 40
+    expect(admin.locator("#audit-rows tr").first).to_contain_text("sockets=40")
+
+    admin.locator("#member-rows tr", has_text="Ann").get_by_role("button", name="Unlock logins").click()
+    expect(admin.locator("#admin-notice")).to_contain_text("may log in again")
+    expect(admin.locator("#audit-rows tr").first).to_contain_text("unlocked logins")

@@ -246,3 +246,28 @@ async def test_sockets_the_club_refuses_count_against_the_handshakes_of_their_ad
             assert refused.response.status_code == 403
         refused = await _refused_socket(live)
         assert refused.response.status_code == 429 and _reason(refused) == "rate/too_many_handshakes"
+
+
+async def test_an_admin_changes_limits_which_hold_after_a_restart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'club.db'}"
+    async with club_server(url, limits=Limits(sockets=5)) as live, browser(live) as admin:
+        await become(admin, first_admin_code(capsys.readouterr().out), "Boss")
+        state = (await admin.get("/api/club/admin")).json()
+        assert state["limits"]["sockets"] == state["limits_started"]["sockets"] == 5
+        for bad in ({"sockets": "many"}, {"nonsense": 1}, {"requests": "often"}, {"sockets": True}, ["sockets"]):
+            refused = await admin.post("/api/club/limits", json={"limits": bad})
+            assert refused.status_code == 400 and refused.json()["error"]["reason"] == "club/bad_limit", bad
+        changed = await admin.post("/api/club/limits", json={"limits": {"requests": "4/hour", "replays": None}})
+        assert changed.status_code == 200
+        assert changed.json()["limits"] | {} == {**state["limits"], "requests": "4/hour", "replays": "none"}
+        audit = (await admin.get("/api/club/admin")).json()["audit"]  # a new rate counts afresh: 1 of 4
+        assert audit[0]["action"] == "changed limits" and audit[0]["target"] == "requests=4/hour, replays=none"
+        for _ in range(3):
+            assert (await admin.get("/api/tables")).status_code == 200
+        refused = await admin.get("/api/tables")
+        assert refused.status_code == 429 and refused.json()["error"]["reason"] == "rate/too_many_requests"
+
+    async with club_server(url, limits=Limits(sockets=5)) as live:  # the server again: the admin's limits hold
+        assert live.app.state.rates.limits.requests == "4/hour" and live.app.state.rates.limits.sockets == 5
