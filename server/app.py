@@ -87,7 +87,9 @@ def _player_name(request: Request, given: object) -> object:
         return who.name
     club: Club = request.app.state.club
     if isinstance(given, str) and club.name_owner(" ".join(given.split())) is not None:
-        raise TableError("seat/member_name", f"{given.strip()!r} is a member's name: log in to use it", status=409)
+        shown = given.strip()
+        said = f"{shown!r} is, or looks like, a member's name: log in to use it"
+        raise TableError("seat/member_name", said, status=409)
     return given
 
 

@@ -13,6 +13,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -21,6 +22,7 @@ from game.rulesets import RULESETS
 from server.club.links import LinkStore
 from server.club.lockout import Lockout
 from server.club.logins import Logins, device
+from server.club.names import likeness, member_name
 from server.club.passes import Passes
 from server.club.passwords import check_new_password, hash_password, verify_password
 from server.club.sessions import Signer
@@ -28,7 +30,7 @@ from server.club.store import ClubStore, Member, NameTaken, Session
 from server.origins import OriginError, configured
 from server.rates.counter import Rates
 from server.tables.errors import TableError
-from server.tables.settings import NAME_MAX, Timers, clean_text
+from server.tables.settings import Timers
 
 __all__ = ["MODES", "OPEN_CLUB", "Club", "ClubConfig"]
 
@@ -42,6 +44,7 @@ MODES = {
 INVITE_TTL = 7 * 24 * 3600.0  # an invitation link works for a week …
 FIRST_ADMIN_TTL = 24 * 3600.0  # … the first-admin link for a day
 RESET_TTL = 24 * 3600.0
+RENAME_EVERY = 30 * 24 * 3600.0  # a member renames themselves at most once in 30 days
 AUDIT_PAGE = 50  # lines of the audit log shown at a time
 
 
@@ -82,6 +85,7 @@ class Club:
         self.members: dict[int, Member] = {}
         self._by_key: dict[str, Member] = {}
         self._names: dict[str, int | None] = {}  # name (case-folded) → the member it belongs to
+        self._likes: dict[str, int] = {}  # what a member's name looks like (`likeness`) → the member
         self.lockout = Lockout(Rates())  # (the app's own `Rates`, counted in every process, once it starts)
         self.logins = Logins(self.store, lambda: self.clock())
         # The lobby closes a member's sockets (with the reason given, if one is).
@@ -117,6 +121,7 @@ class Club:
         before, self.members = self.members, members
         self._by_key = {member.name.casefold(): member for member in members.values()}
         self._names = names | {key: member.id for key, member in self._by_key.items()}
+        self._likes = {likeness(name): owner for name, owner in self._names.items() if owner is not None}
         if defaults:
             self.defaults = defaults
         if origins:
@@ -147,6 +152,7 @@ class Club:
         self.members[member.id] = member
         self._by_key[member.name.casefold()] = member
         self._names[member.name.casefold()] = member.id
+        self._likes[likeness(member.name)] = member.id
 
     def _store(self) -> ClubStore:
         if self.store is None:
@@ -214,8 +220,26 @@ class Club:
         return True
 
     def name_owner(self, name: str) -> int | None:
-        """The member a name belongs to (their name, or one given to them), or None."""
-        return self._names.get(name.casefold())
+        """The member a name belongs to (their name, or one given to them), or that it looks like
+        (`likeness`: "Аdmin" with a Cyrillic А is Admin's), or None."""
+        owner = self._names.get(name.casefold())
+        return owner if owner is not None else self._likes.get(likeness(name))
+
+    def _name_free(self, name: str, member: int | None = None) -> None:
+        """Refuse ``name`` for a member (``member``, if they have one already) when it is, or looks
+        like, another member's.
+
+        :raises TableError: ``club/name_taken`` (409), ``club/name_look_alike`` (409).
+        """
+        owner = self._names.get(name.casefold())
+        if owner is not None and owner != member:
+            raise TableError("club/name_taken", f"the name {name!r} belongs to a member already", status=409)
+        alike = self._likes.get(likeness(name))
+        if owner is None and alike is not None and alike != member:
+            shown = self.members[alike].name if alike in self.members else "a member's name"
+            raise TableError(
+                "club/name_look_alike", f"the name {name!r} looks like {shown!r}, a member's name", status=409
+            )
 
     # ----------------------------------------------------------------- logins
     async def login(self, name: object, password: object, address: str) -> Member:
@@ -296,7 +320,7 @@ class Club:
     ) -> str:
         """A new single-use invitation code of ``kind`` (admin, member or reset)."""
         if name is not None:
-            name = clean_text(name, "the invited name", NAME_MAX)
+            name = member_name(name, "the invited name")
         code = secrets.token_urlsafe(24)
         store = self._store()
         await store.add_invitation(
@@ -362,10 +386,8 @@ class Club:
             ended = await self.logins.end(member.id, "your password was reset")
             await self._audit(member, "reset password", member.name, f"{len(ended)} session(s) ended", member.id)
             return member
-        chosen = clean_text(what["name"] if what["name"] else name, "your name", NAME_MAX)
-        owner = self.name_owner(chosen)
-        if chosen.casefold() in self._by_key or owner is not None:
-            raise TableError("club/name_taken", f"the name {chosen!r} belongs to a member already", status=409)
+        chosen = member_name(what["name"] if what["name"] else name)
+        self._name_free(chosen)
         digest = await hash_password(password)
         if not await store.use_invitation(_code_hash(code), self._now()):
             raise TableError("club/bad_invitation", "that invitation link was used just now", status=404)
@@ -388,9 +410,8 @@ class Club:
         store = self._store()
         link = await self.passes.take_signup(club_code)  # a wrong code is refused before anything else
         try:
-            chosen = clean_text(name, "your name", NAME_MAX)
-            if self.name_owner(chosen) is not None:
-                raise TableError("club/name_taken", f"the name {chosen!r} belongs to a member already", status=409)
+            chosen = member_name(name)
+            self._name_free(chosen)
             password = check_new_password(password)
             try:
                 member = await store.add_member(chosen, await hash_password(password), False, self._now())
@@ -456,9 +477,9 @@ class Club:
         """A single-use invitation link (optionally for one name only), valid ``days`` days."""
         if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= 30:
             raise TableError("club/bad_days", "an invitation is valid for 1 to 30 days")
-        only = None if name in (None, "") else clean_text(name, "the invited name", NAME_MAX)
-        if only is not None and self.name_owner(only) is not None:
-            raise TableError("club/name_taken", f"the name {only!r} belongs to a member already", status=409)
+        only = None if name in (None, "") else member_name(name, "the invited name")
+        if only is not None:
+            self._name_free(only)
         code = await self.invite(admin, "member", name=only, ttl=days * 24 * 3600.0)
         await self._audit(admin, "invited", only or "anyone with the link", f"valid for {days} day(s)")
         return self.link(code)
@@ -471,26 +492,45 @@ class Club:
         self.mode = mode
         await self._audit(admin, "club mode", mode, MODES[mode])
 
-    async def rename(self, member: Member, name: object) -> Member:
-        """Give ``member`` a new name; their record keeps every game (the old name stays theirs).
+    async def rename(self, member: Member, name: object, by: Member | None = None) -> Member:
+        """Give ``member`` a new name; their record keeps every game (the old name stays theirs). A
+        member renames themselves once in `RENAME_EVERY`; an admin (``by``) renames anyone at any time.
 
-        :raises TableError: for a bad name, or one that belongs to someone else.
+        :raises TableError: for a bad name, one that is (or looks like) someone else's, one a guest
+            plays under, or a rename too soon after the last.
         """
-        chosen = clean_text(name, "your name", NAME_MAX)
-        owner = self.name_owner(chosen)
-        if owner is not None and owner != member.id:
-            raise TableError("club/name_taken", f"the name {chosen!r} belongs to a member already", status=409)
+        chosen = member_name(name)
+        own = by is None or (by.id == member.id and not by.admin)
+        now = self._now()
+        if own and member.renamed is not None and now < member.renamed + RENAME_EVERY:
+            since = datetime.fromtimestamp(member.renamed, UTC).date().isoformat()
+            after = datetime.fromtimestamp(member.renamed + RENAME_EVERY, UTC).date().isoformat()
+            raise TableError(
+                "club/rename_too_soon",
+                f"you renamed yourself on {since}: the next rename can be from {after} (an admin can rename you)",
+                status=409,
+            )
+        self._name_free(chosen, member.id)
+        if self._names.get(chosen.casefold()) is None and await self._store().guest_name(chosen):
+            # A guest who sits (or sat) under it would lose it: their seat and record stay theirs.
+            said = f"a guest plays under the name {chosen!r}: choose another"
+            raise TableError("club/guest_name", said, status=409)
+        changes: dict[str, object] = {"name": chosen}
+        if own:
+            changes["renamed_at"] = datetime.fromtimestamp(now, UTC)
         try:
-            await self._store().update_member(member.id, name=chosen)
+            await self._store().update_member(member.id, **changes)
         except NameTaken:
             raise TableError(
                 "club/name_taken", f"the name {chosen!r} belongs to a member already", status=409
             ) from None
         old = member.name
         member.name = chosen
+        if own:
+            member.renamed = now
         self._by_key.pop(old.casefold(), None)
         self._keep(member)
-        await self._audit(member, "renamed", chosen, f"was {old}", member.id)
+        await self._audit(by or member, "renamed", chosen, f"was {old}", member.id)
         return member
 
     async def set_defaults(self, admin: Member, ruleset_name: object, timers: object) -> None:
@@ -546,6 +586,7 @@ class Club:
             raise TableError("club/name_taken", f"the name {name!r} belongs to another member", status=409)
         count = await self._store().give_name(name, member.id)
         self._names[name.casefold()] = member.id
+        self._likes[likeness(name)] = member.id
         await self._audit(admin, "gave games", member.name, f"{count} seat(s) played as {name!r}", member.id)
         return count
 

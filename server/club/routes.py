@@ -301,6 +301,15 @@ async def rename(request: Request) -> object:
     return {"member": who.to_json()}
 
 
+async def rename_member(request: Request) -> object:
+    """An admin renames a member (at any time)."""
+    admin = _admin(request)
+    data = await body(request)
+    club = _club(request)
+    who = await club.rename(club._target(_member_id(request)), data.get("name"), by=admin)
+    return {"member": who.to_json()}
+
+
 async def set_defaults(request: Request) -> object:
     data = await body(request)
     club = _club(request)
@@ -407,6 +416,7 @@ def club_routes(templates_dir: Path = TEMPLATES) -> list[BaseRoute]:
         Route("/api/club/sessions/end", api(end_session), methods=["POST"], name="api_end_session"),
         Route("/api/club/invitations", api(invite), methods=["POST"], name="api_invite"),
         Route("/api/club/members/{member_id}", api(change_member), methods=["POST"], name="api_member"),
+        Route("/api/club/members/{member_id}/name", api(rename_member), methods=["POST"], name="api_rename_member"),
         Route("/api/club/members/{member_id}/reset", api(reset_link), methods=["POST"], name="api_reset"),
         Route("/api/club/members/{member_id}/unlock", api(unlock), methods=["POST"], name="api_unlock"),
         Route("/api/club/mode", api(set_mode), methods=["POST"], name="api_mode"),

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -32,6 +32,7 @@ class Member:
     disabled: bool = False
     epoch: int = 0
     created: float = 0.0
+    renamed: float | None = None  # when they last renamed themselves
 
     def to_json(self) -> dict[str, object]:
         """What a page may show about a member (to themselves, or to an admin)."""
@@ -75,7 +76,14 @@ def _when(t: float) -> datetime:
 
 
 def _member(row: MemberRow) -> Member:
-    return Member(row.id, row.name, row.password_hash, row.admin, row.disabled, row.epoch, row.created_at.timestamp())
+    renamed = None if row.renamed_at is None else _aware(row.renamed_at).timestamp()
+    created = _aware(row.created_at).timestamp()
+    return Member(row.id, row.name, row.password_hash, row.admin, row.disabled, row.epoch, created, renamed)
+
+
+def _aware(t: datetime) -> datetime:
+    """A stored time as UTC (SQLite gives it back without its zone)."""
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
 class ClubStore:
@@ -317,6 +325,12 @@ class ClubStore:
                 update(SeatRow).where(SeatRow.player_id == player, SeatRow.member_id.is_(None)).values(member_id=member)
             )
         return int(result.rowcount)
+
+    async def guest_name(self, name: str) -> bool:
+        """Whether a guest (no member) has sat under ``name`` (case aside), at a table now or before."""
+        query = select(PlayerRow.id).where(func.lower(PlayerRow.name) == name.lower(), PlayerRow.member_id.is_(None))
+        async with self.engine.connect() as connection:
+            return (await connection.scalar(query.limit(1))) is not None
 
     async def player_names(self) -> dict[str, int | None]:
         """Every name that has sat at a table, with the member it belongs to (None: nobody's)."""

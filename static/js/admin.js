@@ -54,6 +54,10 @@ function memberRow(m) {
     button(m.admin ? "Remove admin" : "Make admin", () =>
       post(url(root.dataset.member), { admin: !m.admin }, () => `${m.name} is ${m.admin ? "no longer" : "now"} an admin.`),
     ),
+    button("Rename", () => {
+      const name = window.prompt(`A new name for ${m.name}:`, m.name);
+      if (name && name.trim() !== m.name) post(url(root.dataset.rename), { name }, (a) => `${m.name} is now ${a.member.name}.`);
+    }),
     button("Password reset link", async () => {
       const answer = await post(url(root.dataset.reset), {}, () => `A reset link for ${m.name}: send it to them.`);
       if (answer) showLink(answer.link);
