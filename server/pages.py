@@ -126,9 +126,9 @@ def page_routes(templates_dir: Path = TEMPLATES, static_dir: Path = STATIC) -> l
                 return RedirectResponse(request.url_for("game_page", game_id=table_id), status_code=303)
             return render(request, "missing.html", {"table_id": table_id, "message": exc.message}, status=exc.status)
         access = request.scope.get("sparrow.guest_access")
-        context = {"table_id": table_id, "table_name": table["name"], "name_max": NAME_MAX}
-        if access is not None and access.table == table_id:  # a guest by link: how many it seats
-            context["guest_link"] = access.to_json()
+        # A guest by link: how many it seats, and how many places are left.
+        guest_link = access.to_json() if access is not None and access.table == table_id else None
+        context = {"table_id": table_id, "table_name": table["name"], "name_max": NAME_MAX, "guest_link": guest_link}
         page = render(request, "table.html", context)
         guest = request.query_params.get("guest")
         if guest and request.scope.get("sparrow.guest") == table_id:

@@ -48,7 +48,7 @@ class Gate:
         found = await club.session_of(connection.cookies.get(SESSION_COOKIE), address)
         member = None if found is None else found[0]
         access: GuestAccess | TableError | None = None
-        if member is None:  # a guest link counts in "invite" mode only
+        if member is None and not scope["path"].startswith("/static/"):  # a guest link counts in "invite" mode only
             code = connection.query_params.get("guest") or connection.cookies.get(GUEST_COOKIE)
             try:
                 access = await club.passes.guest_access(code, connection.cookies.get(ADMITTED_COOKIE))

@@ -43,6 +43,8 @@ async def _guest_link(member: httpx.AsyncClient, table: str, **body: Any) -> dic
 async def test_a_guest_link_seats_one_guest_and_tells_the_next_one_it_is_used(club: Any) -> None:
     live, ann, bob = club
     table = (await bob.post("/api/tables", json={"name": "Bob's"})).json()["table"]
+    page = (await bob.get(f"/t/{table}")).text  # the member chooses how many guests a link seats
+    assert '<select id="guest-count">' in page and 'data-revoke="/api/club/links/LINK/revoke"' in page
     link = await _guest_link(bob, table)
     assert link["guests"] == 1
     async with browser(live) as first, browser(live) as second, browser(live) as third:
