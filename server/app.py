@@ -18,10 +18,10 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
-from server.api import api, body, member, refusal
+from server.api import api, body, member
 from server.club.club import Club, ClubConfig
 from server.club.gate import Gate
 from server.club.links import ADMITTED_COOKIE
@@ -36,6 +36,7 @@ from server.https import Hsts
 from server.lobby import Lobby
 from server.lobby import Request as Request_
 from server.outage import Outage
+from server.outage import storage_down as outage_answer
 from server.pages import page_routes
 from server.rates.counter import Rates, storage_for
 from server.rates.gate import RateGate
@@ -103,25 +104,14 @@ def _person(request: Request) -> str:
     return f"address {request.client.host if request.client else '?'}"
 
 
-STORAGE_DOWN = "The server cannot reach its database just now; try again in a moment."
-
-
 async def storage_down(request: Request, exc: Exception) -> Response:
     """A request that needed the database while it could not answer (down, locked, unreachable):
     503 with the project's refusal instead of a 500 and a traceback per request; the outage is logged
-    when it starts and when it ends (`Outage`). Errors that say the query was wrong go on to be a 500
-    (a bug)."""
+    when it starts and when it ends (`server.outage`). Errors that say the query was wrong go on to be
+    a 500 (a bug)."""
     if request.scope["type"] != "http" or isinstance(exc, IntegrityError | ProgrammingError | DataError):
         raise exc
-    outage: Outage | None = getattr(request.app.state, "outage", None)
-    what = f"{request.method} {request.url.path}"
-    if outage is not None:
-        outage.failed(what, exc)
-    else:  # a lobby of its own (tests): no engine to probe
-        log.warning("%s: the database could not answer (%s: %s)", what, type(exc).__name__, str(exc).split("\n")[0])
-    if request.url.path.startswith("/api/"):
-        return refusal(TableError("server/storage", STORAGE_DOWN, status=503))
-    return PlainTextResponse(STORAGE_DOWN, status_code=503)
+    return outage_answer(request.scope, exc)
 
 
 async def healthz(request: Request) -> Response:

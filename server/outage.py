@@ -1,8 +1,10 @@
 """`Outage`: the database not answering the requests that read it, logged once when it starts and
 once when it ends (the journal's writes say the same of writes: `server.store.journal.SqlJournal`).
 
-While the outage lasts each such request is answered 503 (`server.app.storage_down`) and counted,
-not logged; a probe asks the database ``SELECT 1`` every ``every`` seconds until it answers.
+While the outage lasts each such request is answered 503 (`storage_down`: from a route, through
+`server.app`'s exception handler; from the club's gate, which reads sessions and guest links before
+any route) and counted, not logged; a probe asks the database ``SELECT 1`` every ``every`` seconds
+until it answers.
 """
 
 from __future__ import annotations
@@ -15,8 +17,14 @@ from collections.abc import Callable
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.types import Scope
 
-__all__ = ["Outage"]
+from server.tables.errors import TableError
+
+__all__ = ["STORAGE_DOWN", "Outage", "storage_down"]
+
+STORAGE_DOWN = "The server cannot reach its database just now; try again in a moment."
 
 log = logging.getLogger("sparrow.storage")
 
@@ -66,3 +74,18 @@ class Outage:
             self._probe.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._probe
+
+
+def storage_down(scope: Scope, exc: BaseException) -> Response:
+    """The answer to an HTTP request that needed the database while it could not answer: 503 with the
+    project's refusal (a page gets the text); the app's `Outage` counts it."""
+    what = f"{scope.get('method', 'GET')} {scope['path']}"
+    outage: Outage | None = getattr(scope["app"].state, "outage", None)
+    if outage is not None:
+        outage.failed(what, exc)
+    else:  # a lobby of its own (tests): no engine to probe
+        log.warning("%s: the database could not answer (%s: %s)", what, type(exc).__name__, str(exc).split("\n")[0])
+    if scope["path"].startswith("/api/"):
+        error = TableError("server/storage", STORAGE_DOWN, status=503)
+        return JSONResponse({"error": error.to_json()}, status_code=503)
+    return PlainTextResponse(STORAGE_DOWN, status_code=503)

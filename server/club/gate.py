@@ -19,6 +19,7 @@ from server.club.club import Club
 from server.club.links import ADMITTED_COOKIE
 from server.club.passes import GuestAccess
 from server.club.sessions import GUEST_COOKIE, SESSION_COOKIE
+from server.outage import storage_down
 from server.tables.errors import TableError
 
 __all__ = ["Gate", "PUBLIC"]
@@ -45,15 +46,20 @@ class Gate:
         club: Club = scope["app"].state.club
         connection = HTTPConnection(scope)
         address = connection.client.host if connection.client else "?"
-        found = await club.session_of(connection.cookies.get(SESSION_COOKIE), address)
-        member = None if found is None else found[0]
         access: GuestAccess | TableError | None = None
-        if member is None and not scope["path"].startswith("/static/"):  # a guest link counts in "invite" mode only
-            code = connection.query_params.get("guest") or connection.cookies.get(GUEST_COOKIE)
-            try:
+        try:
+            found = await club.session_of(connection.cookies.get(SESSION_COOKIE), address)
+            member = None if found is None else found[0]
+            if member is None and not scope["path"].startswith("/static/"):  # a guest link: "invite" mode only
+                code = connection.query_params.get("guest") or connection.cookies.get(GUEST_COOKIE)
                 access = await club.passes.guest_access(code, connection.cookies.get(ADMITTED_COOKIE))
-            except (DBAPIError, OSError):  # the database cannot answer: say so (server.app.storage_down)
-                access = TableError("server/storage", "the server cannot reach its database just now", status=503)
+        except (DBAPIError, OSError) as exc:  # the database cannot answer: 503, and the outage is logged once
+            answer = storage_down(scope, exc)
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1013, "reason": "the server cannot reach its database"})
+            else:
+                await answer(scope, receive, send)
+            return
         guest = access.table if isinstance(access, GuestAccess) else None
         scope["sparrow.member"] = member
         scope["sparrow.session"] = None if found is None else found[1]

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-from clubkit import browser, club_server
+from clubkit import SECRET, browser, club_server
 from dbkit import PG_ADMIN, fresh_database
 from livekit import TIMEOUT, LiveServer
+
+from server.club.sessions import SESSION_COOKIE, Signer
 
 pytestmark = pytest.mark.asyncio
 
@@ -126,9 +128,13 @@ async def test_a_database_outage_is_logged_when_it_starts_and_when_it_ends(
                     await admin.execute(
                         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name
                     )
-                    for _ in range(5):
+                    for _ in range(4):
                         refused = await visitor.get("/login")  # reads the sign-up setting
                         assert refused.status_code == 503
+                    # a session cookie this process has not seen: the club's gate reads it before any route
+                    cookie = f"{SESSION_COOKIE}={Signer(SECRET).session('a session nobody has seen')}"
+                    unseen = await visitor.get("/api/tables", headers={"cookie": cookie})
+                    assert unseen.status_code == 503 and unseen.json()["error"]["reason"] == "server/storage"
                     await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
                     async with asyncio.timeout(TIMEOUT):
                         while not any("answers again" in r.getMessage() for r in caplog.records):
