@@ -18,6 +18,10 @@ from clubkit import PASSWORD, become, browser, club_server, first_admin_code, in
 from dbkit import BACKENDS, fresh_database
 from livekit import LiveServer
 
+from server.club.links import code_hash
+from server.club.store import ClubStore
+from server.store.session import make_engine
+
 pytestmark = pytest.mark.asyncio
 
 
@@ -186,3 +190,28 @@ async def test_a_sign_up_code_for_n_people_admits_n(club: Any) -> None:
     ]
     assert "admitted all it may" in answers[4]["error"]["message"]
     assert (await ann.get("/api/club/admin")).json()["signup"] is False
+
+
+@pytest.mark.asyncio
+async def test_a_sign_up_code_set_before_codes_were_records_still_works(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'club.db'}"
+    async with club_server(url) as live, browser(live) as ann:
+        await become(ann, first_admin_code(capsys.readouterr().out))
+    engine = make_engine(url)
+    try:  # as an earlier version stored it: a setting holding the code's hash
+        await ClubStore(engine).set_setting("signup", {"code_hash": code_hash("the old club code")})
+    finally:
+        await engine.dispose()
+    async with club_server(url) as live, browser(live) as carl:
+        joined = await carl.post(
+            "/api/club/signup", json={"code": "the old club code", "name": "Carl", "password": PASSWORD}
+        )
+        assert joined.status_code == 200, joined.text
+    async with club_server(url) as live, browser(live) as ann:  # adopted once: a restart changes nothing
+        assert (await ann.post("/api/club/login", json={"name": "Ann", "password": PASSWORD})).status_code == 200
+        links = (await ann.get("/api/club/admin")).json()["outstanding"]["links"]
+        assert [(link["kind"], link["used"], link["uses"], link["expires"]) for link in links] == [
+            ("signup", 1, None, None)
+        ]
