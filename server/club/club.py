@@ -533,6 +533,10 @@ class Club:
         await self._audit(by or member, "renamed", chosen, f"was {old}", member.id)
         return member
 
+    async def rename_member(self, admin: Member, member_id: object, name: object) -> Member:
+        """An admin renames a member, at any time (`rename`'s other rules hold)."""
+        return await self.rename(self._target(member_id), name, by=admin)
+
     async def set_defaults(self, admin: Member, ruleset_name: object, timers: object) -> None:
         """The ruleset and timers the lobby's form offers for a new table."""
         if not isinstance(ruleset_name, str) or ruleset_name not in RULESETS:
@@ -595,7 +599,7 @@ class Club:
         self._names.setdefault(name.casefold(), None)
 
     async def audit(self, admin: Member, action: str, target: str, detail: str) -> None:
-        """Log an admin's action on something outside the club (a table)."""
+        """Log a member's action on something outside the members themselves (a table, a link)."""
         await self._audit(admin, action, target, detail)
 
     async def _audit(

@@ -124,7 +124,7 @@ class Passes:
         store = self._store()
         if code in (None, ""):
             await store.drop("signup")
-            await self.club._audit(admin, "sign-up code", "off", "")
+            await self.club.audit(admin, "sign-up code", "off", "")
             return
         if not isinstance(code, str) or not 6 <= len(code) <= 100:
             raise TableError("club/bad_code", "a sign-up code must be 6 to 100 characters long")
@@ -146,7 +146,7 @@ class Passes:
             )
             if part
         )
-        await self.club._audit(admin, "sign-up code", "set", detail)
+        await self.club.audit(admin, "sign-up code", "set", detail)
 
     async def signup_link(self) -> Link | None:
         """The sign-up code's record while it admits anyone."""
@@ -231,7 +231,7 @@ class Passes:
             raise TableError("auth/not_admin", "only its maker or an admin may revoke a link", status=403)
         await store.revoke(link.id, self.club.clock())
         what = f"guest link to {link.table}" if link.kind == "guest" else "sign-up code"
-        await self.club._audit(who, "revoked", what, f"it had admitted {link.used}")
+        await self.club.audit(who, "revoked", what, f"it had admitted {link.used}")
         return link
 
     async def revoke_invitation(self, admin: Member, invitation_id: object) -> None:
@@ -248,7 +248,7 @@ class Passes:
             raise TableError("club/bad_invitation", "there is no such unused invitation", status=404)
         whom = self.club.members[found.member].name if found.member in self.club.members else found.name
         what = "password reset link" if found.kind == "reset" else f"{found.kind} invitation"
-        await self.club._audit(admin, "revoked", what, whom or "anyone with the link")
+        await self.club.audit(admin, "revoked", what, whom or "anyone with the link")
 
 
 def _end_of(day: object, now: float) -> float:

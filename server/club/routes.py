@@ -305,8 +305,7 @@ async def rename_member(request: Request) -> object:
     """An admin renames a member (at any time)."""
     admin = _admin(request)
     data = await body(request)
-    club = _club(request)
-    who = await club.rename(club._target(_member_id(request)), data.get("name"), by=admin)
+    who = await _club(request).rename_member(admin, _member_id(request), data.get("name"))
     return {"member": who.to_json()}
 
 
