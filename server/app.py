@@ -256,6 +256,15 @@ def _prefix(db: str | None) -> str:
     return bus_prefix(database_url(db))
 
 
+async def guest_links(request: Request) -> object:
+    """The guest links the member made to this table that still admit someone (to revoke them)."""
+    who = member(request)
+    if who is None:
+        raise TableError("auth/login_required", "only members make guest links", status=401)
+    club: Club = request.app.state.club
+    return {"links": await club.passes.guest_links(who, request.path_params["table_id"])}
+
+
 def create_app(
     lobby: Lobby | None = None,
     socket_config: SocketConfig | None = None,
@@ -358,6 +367,7 @@ def create_app(
         Route("/api/tables/{table_id}/remove", api(remove_seat), methods=["POST"], name="remove_seat"),
         Route("/api/tables/{table_id}/start", api(start_table), methods=["POST"], name="start_table"),
         Route("/api/tables/{table_id}/guest", api(guest_link), methods=["POST"], name="guest_link"),
+        Route("/api/tables/{table_id}/guest", api(guest_links), methods=["GET"], name="guest_links"),
         Route("/api/tables/{table_id}/rematch", api(rematch), methods=["POST"], name="rematch"),
         WebSocketRoute("/ws", table_socket, name="ws"),
         *page_routes(),

@@ -86,6 +86,15 @@ class Passes:
         assert link is not None
         return code, link
 
+    async def guest_links(self, member: Member, table: str) -> list[dict[str, object]]:
+        """The guest links ``member`` made to ``table`` that still admit someone, oldest first."""
+        links, _ = await self._store().outstanding(self.club.clock())
+        return [
+            {"id": link.id, "guests": link.uses_max, "used": link.used, "expires": link.expires_at}
+            for link in links
+            if link.kind == "guest" and link.table == table and link.created_by == member.id
+        ]
+
     async def guest_access(self, code: str | None, admitted: str | None) -> GuestAccess | TableError | None:
         """What the guest link ``code`` gives a browser holding the note ``admitted``: access, a
         refusal to show (revoked, expired, used up by others), or None (no link at all)."""

@@ -345,7 +345,34 @@ ui.copy.addEventListener("click", async () => {
 });
 
 const guestButton = document.getElementById("guest-link"); // members, in a club that takes guests
-const guestRevoke = document.getElementById("guest-revoke");
+const guestList = document.getElementById("guest-links");
+
+async function showGuestLinks() {
+  const answer = await fetch(`${API}/guest`).then((r) => (r.ok ? r.json() : { links: [] }));
+  guestList.replaceChildren(
+    ...answer.links.map((link) => {
+      const item = el("li", "guest-link");
+      const until = new Date(link.expires).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      item.append(el("span", "muted", `Guest link ${link.id}: ${link.used} of ${link.guests} seated, until ${until} `));
+      const revoke = el("button", "ghost", "Revoke");
+      revoke.type = "button";
+      revoke.addEventListener("click", async () => {
+        try {
+          await postJson(guestButton.dataset.revoke.replace("LINK", String(link.id)), {});
+          showNotice("Guest link revoked: it lets nobody in any more.", 4000);
+          ui.invite.value = window.location.href.split("?")[0];
+        } catch (err) {
+          showNotice(err.message);
+        }
+        showGuestLinks();
+      });
+      item.append(revoke);
+      return item;
+    }),
+  );
+  guestList.hidden = answer.links.length === 0;
+}
+
 if (guestButton) {
   guestButton.addEventListener("click", async () => {
     try {
@@ -353,24 +380,14 @@ if (guestButton) {
       const answer = await postJson(`${API}/guest`, { guests });
       ui.invite.value = new URL(answer.link, window.location.href).href;
       ui.invite.select();
-      guestRevoke.dataset.link = String(answer.id);
-      guestRevoke.hidden = false;
       const who = answer.guests === 1 ? "one guest" : `${answer.guests} guests`;
       showNotice(`Guest link made: it seats ${who} at this table, for a day.`, 4000);
     } catch (err) {
       showNotice(err.message);
     }
+    showGuestLinks();
   });
-  guestRevoke.addEventListener("click", async () => {
-    try {
-      await postJson(guestButton.dataset.revoke.replace("LINK", guestRevoke.dataset.link), {});
-      guestRevoke.hidden = true;
-      ui.invite.value = window.location.href.split("?")[0];
-      showNotice("Guest link revoked: it lets nobody in any more.", 4000);
-    } catch (err) {
-      showNotice(err.message);
-    }
-  });
+  showGuestLinks();
 }
 
 ui.joinForm.addEventListener("submit", async (event) => {

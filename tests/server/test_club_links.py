@@ -96,8 +96,14 @@ async def test_the_member_who_made_a_guest_link_or_an_admin_revokes_it(club: Any
     live, ann, bob = club
     table = (await bob.post("/api/tables", json={"name": "Bob's"})).json()["table"]
     first, second = await _guest_link(bob, table, guests=3), await _guest_link(bob, table)
+    listed = (await bob.get(f"/api/tables/{table}/guest")).json()["links"]  # the table page lists them, to revoke
+    assert [(link["id"], link["guests"], link["used"]) for link in listed] == [
+        (first["id"], 3, 0),
+        (second["id"], 1, 0),
+    ]
     async with browser(live) as carl:
         await become(carl, await invite(ann, "Carl"), "Carl")
+        assert (await carl.get(f"/api/tables/{table}/guest")).json() == {"links": []}  # Bob's are his own
         refused = await carl.post(f"/api/club/links/{first['id']}/revoke", json={})
         assert refused.status_code == 403 and refused.json()["error"]["reason"] == "auth/not_admin"
     async with browser(live) as guest:
@@ -108,7 +114,9 @@ async def test_the_member_who_made_a_guest_link_or_an_admin_revokes_it(club: Any
         assert gone.status_code == 403 and gone.json()["error"]["reason"] == "club/guest_link_revoked"
         page = await guest.get(first["link"])
         assert page.status_code == 403 and "this guest link was revoked" in page.text
+    assert [link["id"] for link in (await bob.get(f"/api/tables/{table}/guest")).json()["links"]] == [second["id"]]
     assert (await ann.post(f"/api/club/links/{second['id']}/revoke", json={})).status_code == 200
+    assert (await bob.get(f"/api/tables/{table}/guest")).json() == {"links": []}
     again = await ann.post(f"/api/club/links/{second['id']}/revoke", json={})
     assert again.status_code == 404 and again.json()["error"]["reason"] == "club/no_link"
     async with browser(live) as guest:
