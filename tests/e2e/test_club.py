@@ -158,3 +158,35 @@ def test_the_admin_changes_a_limit_per_visitor_and_unlocks_a_member(club: LiveSe
     admin.locator("#member-rows tr", has_text="Ann").get_by_role("button", name="Unlock logins").click()
     expect(admin.locator("#admin-notice")).to_contain_text("may log in again")
     expect(admin.locator("#audit-rows tr").first).to_contain_text("unlocked logins")
+
+
+def test_a_guest_link_seats_the_guests_chosen_and_the_member_revokes_it(tmp_path: Path, new_page: Any) -> None:
+    config = ClubConfig("e2e secret", mode="invite")
+    with LiveServer(f"sqlite+aiosqlite:///{tmp_path / 'club.db'}", config) as club:
+        ann = new_page()
+        use_link(ann, club.url + str(club.wait(club.app.state.club.first_admin_link())), "Ann")
+        ann.fill("#create-form input[name=name]", "Ann's table")
+        ann.click("#create-form button[type=submit]")
+        ann.wait_for_url("**/t/*")
+        ann.select_option("#guest-count", "2")
+        ann.click("#guest-link")
+        links = ann.locator("#guest-links li")
+        expect(links).to_have_count(1)
+        expect(links.first).to_contain_text("0 of 2 seated")
+        link = ann.locator("#invite-link").input_value()
+        assert "?guest=" in link
+
+        guest = new_page()
+        guest.goto(link)
+        expect(guest.locator("#guest-note")).to_contain_text("admits 2 guests: 2 places left")
+        guest.fill("#join-name", "Carl")
+        guest.click("#join-form button[type=submit]")
+        expect(guest.locator("#seat-list .badge.you")).to_have_count(1)
+        ann.reload()
+        expect(links.first).to_contain_text("1 of 2 seated")
+
+        links.first.get_by_role("button", name="Revoke").click()
+        expect(links).to_have_count(0)
+        late = new_page()
+        late.goto(link)
+        expect(late.locator("body")).to_contain_text("this guest link was revoked")
