@@ -4,6 +4,11 @@ to the code's schema, and refuse one that is newer than the code.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import fcntl
+import os
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from alembic import command
@@ -26,6 +31,7 @@ __all__ = [
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 MIGRATION_LOCK = int.from_bytes(b"sparmig\0", "big", signed=True)  # a PostgreSQL advisory lock's key
+MIGRATION_LOCK_WAIT = 60.0  # seconds a migration on PostgreSQL waits for a lock (another's migration, a write)
 
 
 class DatabaseTooNew(RuntimeError):
@@ -67,6 +73,11 @@ async def upgrade(engine: AsyncEngine, target: str = "head") -> tuple[str | None
 
     :raises DatabaseTooNew: if the database is at a revision this code does not know.
     """
+    async with _one_at_a_time(engine):
+        return await _upgrade(engine, target)
+
+
+async def _upgrade(engine: AsyncEngine, target: str) -> tuple[str | None, str | None]:
     script = ScriptDirectory.from_config(alembic_config())
     known = known_revisions()
     before = await current_revision(engine)
@@ -83,6 +94,30 @@ async def upgrade(engine: AsyncEngine, target: str = "head") -> tuple[str | None
 
     async with engine.begin() as connection:
         if connection.dialect.name == "postgresql":  # processes starting together migrate one at a time
+            # A migration may rewrite a large table, and waits for the servers' writes of an older release:
+            # the session bounds of play (server/store/session.py) are lifted for it, within reason.
+            await connection.execute(text(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_WAIT:.0f}s'"))
+            await connection.execute(text("SET LOCAL statement_timeout = 0"))
             await connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
         await connection.run_sync(run)
     return before, await current_revision(engine)
+
+
+@contextlib.asynccontextmanager
+async def _one_at_a_time(engine: AsyncEngine) -> AsyncIterator[None]:
+    """On a SQLite file, hold an exclusive ``flock`` on ``<file>.migrate-lock`` beside it: processes
+    upgrading one file at once (``sparrow db upgrade`` while a server starts) migrate one after the
+    other, and the second finds the schema current. (Not the database file's own flock, which a
+    running server holds: server/store/lock.py.) PostgreSQL has its advisory lock instead."""
+    database = engine.url.database if engine.dialect.name == "sqlite" else None
+    if not database or database == ":memory:" or "mode=memory" in str(engine.url):
+        yield
+        return
+    path = Path(database).with_name(Path(database).name + ".migrate-lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        await asyncio.to_thread(fcntl.flock, fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # (closing it lets the lock go)
