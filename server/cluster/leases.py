@@ -38,27 +38,43 @@ class Leases:
 
     async def take(self, table: str) -> int | None:
         """Take ``table`` if nobody holds it (a new table, or one whose lease ran out); its new
-        fencing token, or None when another process holds it."""
-        sql = text(
+        fencing token, or None when another process holds it.
+
+        A lease row locked by another session (a process hung inside a transaction that reads it
+        before a journal write) is skipped, not waited for: None, and it is looked at again at the next
+        tick, once the database has ended that session (``idle_in_transaction_session_timeout``,
+        server/store/session.py). So no takeover waits behind another table's."""
+        run_out = text(
+            "WITH free AS (SELECT table_id FROM table_leases WHERE table_id = :t AND expires_at <= now() "
+            "FOR UPDATE SKIP LOCKED) "
+            "UPDATE table_leases l SET owner = :me, token = l.token + 1, expires_at = now() + CAST(:ttl AS interval) "
+            "FROM free WHERE l.table_id = free.table_id RETURNING l.token"
+        )
+        new = text(
             "INSERT INTO table_leases (table_id, owner, token, expires_at) "
-            "VALUES (:t, :me, 1, now() + CAST(:ttl AS interval)) "
-            "ON CONFLICT (table_id) DO UPDATE SET owner = :me, token = table_leases.token + 1, "
-            "expires_at = now() + CAST(:ttl AS interval) WHERE table_leases.expires_at <= now() "
-            "RETURNING token"
+            "VALUES (:t, :me, 1, now() + CAST(:ttl AS interval)) ON CONFLICT (table_id) DO NOTHING RETURNING token"
         )
         async with self.engine.begin() as connection:
-            token = (await connection.execute(sql, self._params(t=table))).scalar()
+            token = (await connection.execute(run_out, self._params(t=table))).scalar()
+            if token is None:  # no lease that ran out: a new table's, unless the row exists (held, or locked)
+                token = (await connection.execute(new, self._params(t=table))).scalar()
         return None if token is None else int(token)
 
-    async def renew(self) -> set[str]:
-        """Renew every lease this process holds; the tables it still holds. A lease that ran out while
-        this process was slow is still its own until another takes it (taking it changes the owner,
-        and a renewal and a takeover of one row wait for each other), so it is renewed too."""
+    async def renew(self, tables: Collection[str]) -> set[str]:
+        """Renew the leases of ``tables``, those this process runs; the ones it still holds. A lease
+        that ran out while this process was slow is still its own until another takes it (taking it
+        changes the owner, and a renewal and a takeover of one row wait for each other), so it is
+        renewed too. A table this process let go (it stopped running it: the database failed, or it
+        closed) is never renewed, even if its row still names this process: its lease runs out and
+        any process, this one too, takes it over."""
+        if not tables:
+            return set()
         sql = text(
-            "UPDATE table_leases SET expires_at = now() + CAST(:ttl AS interval) WHERE owner = :me RETURNING table_id"
+            "UPDATE table_leases SET expires_at = now() + CAST(:ttl AS interval) "
+            "WHERE owner = :me AND table_id = ANY(:tables) RETURNING table_id"
         )
         async with self.engine.begin() as connection:
-            return set((await connection.execute(sql, self._params())).scalars())
+            return set((await connection.execute(sql, self._params(tables=list(tables)))).scalars())
 
     async def release(self, tables: Collection[str]) -> None:
         """Let ``tables`` go at once (this process stops, or stopped running them): another process

@@ -225,7 +225,7 @@ class Node:
         started = time.monotonic()
         asked = set(self.journal.tokens)  # a table claimed while the renewal runs may not be in its answer
         try:  # a database that does not answer is one that fails: the leases run out all the same
-            held = await asyncio.wait_for(self.leases.renew(), 2 * self.tick)
+            held = await asyncio.wait_for(self.leases.renew(asked), 2 * self.tick)
         except Exception:
             if time.monotonic() >= self.sure_until and self.journal.tokens:
                 log.error("cluster: the leases could not be renewed in time; this process lets its tables go")

@@ -24,6 +24,8 @@ from typing import Protocol
 import asyncpg
 from sqlalchemy.engine import make_url
 
+from server.store.session import postgresql_options
+
 __all__ = ["DatabaseBusy", "DatabaseLock", "hold"]
 
 # pg_advisory_lock takes a bigint; this one is b"sparrow\0" read as a number.
@@ -79,7 +81,7 @@ class _AdvisoryLock:
             with contextlib.suppress(Exception):
                 self.connection.terminate()
             try:
-                connection = await asyncpg.connect(self.dsn, timeout=10)
+                connection = await asyncpg.connect(self.dsn, **postgresql_options())
             except Exception as exc:
                 log.warning("the database lock's connection dropped; %s cannot be reached (%s)", self.where, exc)
                 continue
@@ -111,7 +113,7 @@ async def hold(url: str, *, shared: bool = False) -> DatabaseLock:
         return _hold_file(Path(parsed.database))
     if backend == "postgresql":
         dsn = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
-        connection = await asyncpg.connect(dsn, timeout=10)
+        connection = await asyncpg.connect(dsn, **postgresql_options())
         take = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
         where = parsed.render_as_string(hide_password=True)
         if not await connection.fetchval(f"SELECT {take}($1)", ADVISORY_KEY):

@@ -13,9 +13,32 @@ from sqlalchemy import Engine, QueuePool, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
-__all__ = ["database_url", "make_engine", "make_sessions", "sqlite_file_engine", "sqlite_file_url"]
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "LOCK_TIMEOUT",
+    "database_url",
+    "make_engine",
+    "make_sessions",
+    "postgresql_options",
+    "sqlite_file_engine",
+    "sqlite_file_url",
+]
 
 DEFAULT_DATA_DIR = Path("data")
+
+# Every PostgreSQL session of the server (its engine's, and the connections of server/store/lock.py)
+# is bounded, so that a process that hangs, or vanishes, inside a transaction cannot hold rows, a
+# table lock or a takeover for long; chosen against the 5 s lease of server/cluster/leases.py (and
+# docs/deploy.md, "What a host should expect", says what each means for a host):
+LOCK_TIMEOUT = 2.0  # a wait for a lock (a row, a table, an advisory lock): under half a lease, so a
+#   renewal or a write stuck behind a hung session fails, and is tried again, while the lease holds
+STATEMENT_TIMEOUT = 10.0  # one statement: no statement of play comes near it; twice the lease
+IDLE_IN_TRANSACTION_TIMEOUT = 5.0  # a session idle inside a transaction this long is ended, freeing
+#   its locks: the server awaits nothing but the database inside a transaction, so such a session's
+#   process has been stuck a whole lease (its leases are gone anyway)
+KEEPALIVE = (5, 2, 3)  # TCP keepalives (idle s, interval s, probes): a vanished peer is noticed in ~11 s
+CONNECT_TIMEOUT = 5.0  # opening a connection
+COMMAND_TIMEOUT = STATEMENT_TIMEOUT + 2  # the driver's own bound on an answer (a server that vanished)
 
 
 def database_url(url: str | None = None, data_dir: Path | None = None) -> str:
@@ -41,11 +64,31 @@ def make_engine(url: str, **options: Any) -> AsyncEngine:
     task, so one connection at a time writes, and reads (restore, history pages) have connections
     of their own instead of queueing with the writes for one (docs/benchmarks.md, "Journal: group
     commit", compares the two).
+
+    On PostgreSQL every connection sets the session bounds above (`postgresql_options`).
     """
-    engine = create_async_engine(url, **{"pool_pre_ping": not url.startswith("sqlite"), **options})
+    extra: dict[str, Any] = {}
+    if make_url(url).get_backend_name() == "postgresql":
+        extra["connect_args"] = postgresql_options()
+    engine = create_async_engine(url, **{"pool_pre_ping": not url.startswith("sqlite"), **extra, **options})
     if engine.dialect.name == "sqlite":
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     return engine
+
+
+def postgresql_options() -> dict[str, Any]:
+    """asyncpg's connect arguments for every connection the server makes to PostgreSQL: the session
+    timeouts and keepalives, sent as server settings when the session starts (no extra round trip)."""
+    idle, interval, count = KEEPALIVE
+    settings = {
+        "lock_timeout": f"{LOCK_TIMEOUT * 1000:.0f}ms",
+        "statement_timeout": f"{STATEMENT_TIMEOUT * 1000:.0f}ms",
+        "idle_in_transaction_session_timeout": f"{IDLE_IN_TRANSACTION_TIMEOUT * 1000:.0f}ms",
+        "tcp_keepalives_idle": str(idle),
+        "tcp_keepalives_interval": str(interval),
+        "tcp_keepalives_count": str(count),
+    }
+    return {"server_settings": settings, "timeout": CONNECT_TIMEOUT, "command_timeout": COMMAND_TIMEOUT}
 
 
 def sqlite_file_url(engine: AsyncEngine) -> str | None:

@@ -15,6 +15,8 @@ What holds:
   write that fails by itself fails its caller. If one of them fails because of the database rather
   than the write (`OperationalError`, `InterfaceError`, a lost connection: locked, disk full, gone),
   the rest of the batch fails with it untried, rather than waiting out the same failure one by one.
+  A batch that PostgreSQL gave up on (a lock or a statement waited past the session's bounds,
+  server/store/session.py) fails whole at once, for the same reason.
 - A write whose caller was cancelled before its batch began is not written.
 - At most one writer task (hence one connection writing) at a time. It starts on the first
   `submit` and ends when nothing is waiting; the next `submit` starts a new one. If it dies of
@@ -52,7 +54,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server import metrics
 from server.store.session import sqlite_file_url
-from server.store.writer_child import HEADER, Outcome, about_the_database, frame
+from server.store.writer_child import HEADER, Outcome, about_the_database, frame, gave_up
 from server.tables.journal import WriteOutcomeUnknown
 
 __all__ = ["BATCH_CAP", "GroupWriter", "OutcomeUnknown", "WriterError"]
@@ -269,8 +271,9 @@ class GroupWriter(Generic[T]):
         except Exception as exc:
             if await self._stored_after_all(batch, exc):
                 return False  # the reply was lost, not the commit: its callers are told it was made
-            if len(batch) == 1:
-                _fail(batch[0][1], exc)
+            if len(batch) == 1 or gave_up(exc):  # (a lock waited out alone would cost each write as long again)
+                for _, done in batch:
+                    _fail(done, exc)
                 return False
             _retrying(len(batch), repr(exc))
             await self._one_by_one(batch)
@@ -284,7 +287,7 @@ class GroupWriter(Generic[T]):
         While the database cannot be asked, it is asked again; if it never answers, the outcome is
         unknown and the callers are told so (`OutcomeUnknown`), never that nothing was stored.
         """
-        if self._landed is None or not about_the_database(exc):
+        if self._landed is None or not about_the_database(exc) or gave_up(exc):
             return False
         landed, first = self._landed, batch[0][0]
         for attempt in range(CHECK_TRIES):

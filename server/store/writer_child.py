@@ -143,11 +143,22 @@ def _one_by_one(engine: Engine, write: Write, batch: list[Any], why: str) -> Out
     return Outcome(len(batch), commits, failed, why)
 
 
+# PostgreSQL's answers that a statement gave up waiting (lock_timeout, statement_timeout: the session
+# bounds of server/store/session.py): the database is stuck for every write, not wrong about this one.
+_GAVE_UP = frozenset({"55P03", "57014"})
+
+
 def about_the_database(exc: BaseException) -> bool:
     """Whether ``exc`` says the database cannot write now, whatever the write."""
     if isinstance(exc, OperationalError | InterfaceError):
         return True
-    return isinstance(exc, DBAPIError) and exc.connection_invalidated
+    return isinstance(exc, DBAPIError) and (exc.connection_invalidated or gave_up(exc))
+
+
+def gave_up(exc: BaseException) -> bool:
+    """Whether ``exc`` is PostgreSQL's answer that a statement waited too long: the transaction was
+    rolled back there and then (so nothing of it was committed: its outcome is known)."""
+    return isinstance(exc, DBAPIError) and getattr(exc.orig, "sqlstate", None) in _GAVE_UP
 
 
 def _portable(exc: BaseException) -> BaseException:
