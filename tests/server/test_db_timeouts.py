@@ -45,6 +45,7 @@ async def test_a_table_lock_held_elsewhere_is_a_quick_503_and_play_goes_on_once_
                 assert took < ANSWERED_WITHIN, took
                 await asyncio.sleep(ANSWERED_WITHIN)  # the tables try to write meanwhile
                 assert all(p.unanswered == 0 for p in players)  # every move had its answer (a refusal)
+                assert (await http.get(f"http://127.0.0.1:{server.port}/healthz")).status_code == 503
                 assert all(p.acked <= at_lock[p.table] + 1 for p in players)  # (one may have been committing)
 
                 await outsider.execute("ROLLBACK")
@@ -53,6 +54,7 @@ async def test_a_table_lock_held_elsewhere_is_a_quick_503_and_play_goes_on_once_
                 back = max(next(t for t in p.acked_at if t > released_at) - released_at for p in players)
                 made = await http.post(f"http://127.0.0.1:{server.port}/api/tables", json=body)
                 assert made.status_code == 200, made.text
+                assert (await http.get(f"http://127.0.0.1:{server.port}/healthz")).status_code == 200
             finally:
                 for p in players:
                     p.stop = True
