@@ -104,13 +104,14 @@ class Leases:
         async with self.engine.connect() as connection:
             return (await connection.execute(sql, {"t": table})).first() is not None
 
-    async def orphans(self, limit: int) -> list[str]:
+    async def orphans(self, limit: int) -> list[tuple[str, str]]:
         """Up to ``limit`` unfinished tables that nobody holds, in random order (so that processes
-        looking at once mostly pick different ones)."""
+        looking at once mostly pick different ones), each with the process whose lease ran out (or
+        ``''``: let go, or never held)."""
         sql = text(
-            "SELECT g.id FROM games g LEFT JOIN table_leases l ON l.table_id = g.id "
+            "SELECT g.id, coalesce(l.owner, '') FROM games g LEFT JOIN table_leases l ON l.table_id = g.id "
             "WHERE g.status IN ('waiting', 'playing') AND (l.table_id IS NULL OR l.expires_at <= now()) "
             "ORDER BY random() LIMIT :n"
         )
         async with self.engine.connect() as connection:
-            return list((await connection.execute(sql, {"n": limit})).scalars())
+            return [(table, owner) for table, owner in await connection.execute(sql, {"n": limit})]

@@ -268,10 +268,14 @@ class Node:
     async def _take_orphans(self) -> None:
         if not self.lobby.accepting:
             return
-        orphans = await self.leases.orphans(ORPHANS_LOOKED_AT)
-        if not orphans:
+        found = await self.leases.orphans(ORPHANS_LOOKED_AT)
+        if not found:
             return
-        members = max(1, len(await self.bus.members()))
+        # A process whose leases ran out is not renewing (hung, or cut off), though it may still be
+        # listening on the bus: it takes no share of the work.
+        stalled = {owner for _, owner in found}
+        members = max(1, len(set(await self.bus.members()) - stalled))
+        orphans = [table_id for table_id, _ in found]
         started = time.monotonic()
         for table_id in orphans[: math.ceil(len(orphans) / members)]:  # a share each: survivors split the work
             if time.monotonic() - started > self.tick:
