@@ -16,8 +16,9 @@ that died, or one that could not renew), closes the sockets it forwards to a pro
 or no longer runs their table (1012: the browser reconnects, to whichever process runs it now), and
 tells the others which tables it runs, for the lobby list, and reads the club (members, settings)
 again, which another process may have changed. A process that cannot renew its leases
-stops touching its tables before they run out; one whose write is refused as stale (a newer lease
-token) drops that table at once.
+stops touching its tables before they run out, and renews only the tables it runs, so those it let
+go run out and are taken over (by any process, itself too) once the database answers again; one
+whose write is refused as stale (a newer lease token) drops that table at once.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Several server processes on one PostgreSQL database (server/cluster) when the database's sessions
 misbehave: a process hung inside a transaction, holding its lease rows, cannot keep its tables from
-the others; a row locked by anyone delays the takeover of that table only. Every acknowledged action
-is stored, each table's log has no gap. Skipped where PostgreSQL or Redis does not answer on
+the others; a row locked by anyone delays the takeover of that table only; after the database was
+out of reach, every table plays again. Every acknowledged action is stored, each table's log has no
+gap. Skipped where PostgreSQL or Redis does not answer on
 127.0.0.1 (CI has both).
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 import asyncpg
 import httpx
 import pytest
+from dbkit import PG_ADMIN
 from sqlalchemy import text
 from test_cluster import TIMERS, _cluster, _human_actions, _Player, _wait
 
@@ -50,6 +52,21 @@ async def _gapless(url: str) -> None:
     finally:
         await engine.dispose()
     assert seqs and all(found == list(range(1, len(found) + 1)) for found in seqs.values())
+
+
+async def cut_off(url: str, seconds: float) -> float:
+    """End every session on the database at ``url`` and refuse new ones for ``seconds``; when it
+    answers again (monotonic)."""
+    name = url.rsplit("/", 1)[1]
+    admin = await asyncpg.connect(PG_ADMIN)
+    try:
+        await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+        await admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name)
+        await asyncio.sleep(seconds)
+    finally:
+        await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+        await admin.close()
+    return time.monotonic()
 
 
 def _resumed(players: list[_Player], since: float) -> dict[str, float]:
@@ -111,3 +128,45 @@ async def test_a_process_hung_inside_a_transaction_holds_no_table_hostage(tmp_pa
             f"{max(resumed.values()):.1f} s (the one it held locked: {resumed[held]:.1f} s); a row locked "
             f"by an outsider: its table played {back:.1f} s after the lock went (lease {TTL:g} s)"
         )
+
+
+OUTAGE = 8.0  # seconds the database is out of reach: longer than a lease, so every process lets go
+BACK_WITHIN = 10.0  # seconds after the database's return by which every table plays again
+
+
+async def test_after_the_database_was_out_of_reach_every_table_plays_again_in_every_process(tmp_path: Path) -> None:
+    async with _cluster(tmp_path, 2) as (url, servers):
+        ports = [s.port for s in servers]
+        async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+            made = [*await _tables_on(http, ports[0], 3), *await _tables_on(http, ports[1], 3)]
+        # half of the people through the process that runs their table, half through the other
+        players = [_Player(table, token, [ports[i % 2], ports[1 - i % 2]]) for i, (table, token) in enumerate(made)]
+        tasks = [asyncio.create_task(p.play()) for p in players]
+        try:
+            await _wait(lambda: all(p.acked >= 2 for p in players), "every table to play", 60)
+            back_at = await cut_off(url, OUTAGE)
+            at_return = {p.table: p.acked for p in players}
+            try:
+                await _wait(lambda: all(p.acked >= at_return[p.table] + 2 for p in players), "every table", 30)
+            except AssertionError as exc:
+                behind = [(p.table, p.acked, p.doing) for p in players if p.acked < at_return[p.table] + 2]
+                raise AssertionError(f"{exc}: {behind}") from None
+            resumed = _resumed(players, back_at)
+            assert max(resumed.values()) < BACK_WITHIN, resumed
+            async with httpx.AsyncClient(trust_env=False) as http:
+                health = [(await http.get(f"http://127.0.0.1:{port}/healthz")) for port in ports]
+            assert [h.status_code for h in health] == [200, 200]
+            assert sum(h.json()["cluster"]["tables_here"] for h in health) == len(players)
+            assert all(s.proc is not None and s.proc.poll() is None for s in servers)  # no process restarted
+        finally:
+            for p in players:
+                p.stop = True
+            await asyncio.gather(*tasks, return_exceptions=True)
+        stored = await _human_actions(url)
+        for p in players:
+            assert p.acked <= stored.get(p.table, 0) <= p.acked + p.unanswered, (p.table, p.acked, p.unanswered)
+        await _gapless(url)
+    print(
+        f"\n2 processes, the database out of reach {OUTAGE:g} s: every table played again within "
+        f"{max(resumed.values()):.1f} s of its return"
+    )

@@ -1,6 +1,7 @@
 """`sparrow serve` on its own on PostgreSQL when the database's locks misbehave: a table lock held by
 another session is a quick 503 (`server/storage`) for what needs it, never a silent stall, and the
-server plays on once the lock goes; every acknowledged action is stored, with no gap. Skipped where
+server plays on once the lock goes; after the database was out of reach, every table plays again.
+Every acknowledged action is stored, with no gap. Skipped where
 PostgreSQL does not answer on 127.0.0.1 (CI has one).
 """
 
@@ -13,13 +14,43 @@ from pathlib import Path
 import asyncpg
 import httpx
 import pytest
+from dbkit import fresh_database
 from processkit import served
+from sqlalchemy import text
 from test_cluster import TIMERS, _human_actions, _Player, _wait
-from test_cluster_faults import _gapless, _tables_on
+from test_cluster_faults import BACK_WITHIN, OUTAGE, _gapless, _resumed, _tables_on, cut_off
 
-from server.store.session import LOCK_TIMEOUT
+from server.store.lock import _AdvisoryLock, hold
+from server.store.session import LOCK_TIMEOUT, make_engine
 
 pytestmark = pytest.mark.asyncio
+
+BOUNDS = {
+    "lock_timeout": "2s",
+    "statement_timeout": "10s",
+    "idle_in_transaction_session_timeout": "5s",
+    "tcp_keepalives_idle": "5",
+    "tcp_keepalives_interval": "2",
+    "tcp_keepalives_count": "3",
+}
+
+
+async def test_every_connection_the_server_makes_bounds_its_session(tmp_path: Path) -> None:
+    async with fresh_database("postgresql", tmp_path) as url:
+        engine = make_engine(url)
+        try:
+            async with engine.connect() as connection:
+                pool = {name: (await connection.execute(text(f"SHOW {name}"))).scalar() for name in BOUNDS}
+        finally:
+            await engine.dispose()
+        lock = await hold(url)
+        try:
+            assert isinstance(lock, _AdvisoryLock)
+            held = {name: await lock.connection.fetchval(f"SHOW {name}") for name in BOUNDS}
+        finally:
+            await lock.release()
+    assert pool == BOUNDS and held == BOUNDS
+
 
 ANSWERED_WITHIN = 2 * LOCK_TIMEOUT + 1.5  # seconds a held lock costs a request at most: the batch being
 # written when it came waits out the lock, then its own
@@ -67,4 +98,37 @@ async def test_a_table_lock_held_elsewhere_is_a_quick_503_and_play_goes_on_once_
     print(
         f"\none process, games and actions locked by another session for {released_at - locked_at:.1f} s: a new "
         f"table refused 503 in {took:.1f} s, every move answered; play went on {back:.1f} s after the lock went"
+    )
+
+
+async def test_after_the_database_was_out_of_reach_every_table_plays_again(tmp_path: Path) -> None:
+    async with served("postgresql", tmp_path) as server:
+        async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+            players = [_Player(t, token, [server.port]) for t, token in await _tables_on(http, server.port, 4)]
+        tasks = [asyncio.create_task(p.play()) for p in players]
+        try:
+            await _wait(lambda: all(p.acked >= 2 for p in players), "every table to play", 60)
+            back_at = await cut_off(server.url, OUTAGE)
+            at_return = {p.table: p.acked for p in players}
+            try:
+                await _wait(lambda: all(p.acked >= at_return[p.table] + 2 for p in players), "every table", 30)
+            except AssertionError as exc:
+                behind = [(p.table, p.acked, p.doing) for p in players if p.acked < at_return[p.table] + 2]
+                raise AssertionError(f"{exc}: {behind}") from None
+            resumed = _resumed(players, back_at)
+            assert max(resumed.values()) < BACK_WITHIN, resumed
+            async with httpx.AsyncClient(trust_env=False) as http:
+                assert (await http.get(f"http://127.0.0.1:{server.port}/healthz")).status_code == 200
+            assert server.proc is not None and server.proc.poll() is None  # the same process
+        finally:
+            for p in players:
+                p.stop = True
+            await asyncio.gather(*tasks, return_exceptions=True)
+        stored = await _human_actions(server.url)
+        for p in players:
+            assert p.acked <= stored.get(p.table, 0) <= p.acked + p.unanswered, (p.table, p.acked, p.unanswered)
+        await _gapless(server.url)
+    print(
+        f"\none process, the database out of reach {OUTAGE:g} s: every table played again within "
+        f"{max(resumed.values()):.1f} s of its return"
     )
