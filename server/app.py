@@ -30,6 +30,7 @@ from server.club.passes import GuestAccess
 from server.club.routes import club_routes
 from server.club.secret import load_secret
 from server.club.sessions import GUEST_MAX_AGE, keep_cookie
+from server.cluster.identity import cluster_prefix
 from server.history.pages import history_pages
 from server.history.routes import history_routes
 from server.https import Hsts
@@ -249,13 +250,6 @@ async def guest_link(request: Request) -> object:
     return {"link": f"{path}?guest={code}", "id": link.id, "guests": link.uses_max, "expires": link.expires_at}
 
 
-def _prefix(db: str | None) -> str:
-    """Where the limits' counts of the processes on database ``db`` are kept in Redis."""
-    from server.cluster.node import bus_prefix
-
-    return bus_prefix(database_url(db))
-
-
 async def guest_links(request: Request) -> object:
     """The guest links the member made to this table that still admit someone (to revoke them)."""
     who = member(request)
@@ -314,7 +308,10 @@ def create_app(
         # Without a database there are no accounts, so nothing signed outlives the process.
         config = club or ClubConfig(load_secret() if engine is not None else secrets.token_urlsafe(32))
         app.state.club = Club(engine, config)
-        shared = storage_for(redis, _prefix(db)) if engine is not None and redis is not None else None
+        # (The processes on one database share Redis keys named after it: server/cluster/identity.py.)
+        clustered = redis is not None and engine is not None and engine.dialect.name == "postgresql"
+        prefix = await cluster_prefix(engine) if clustered and engine is not None else None
+        shared = storage_for(redis, prefix) if prefix is not None else None
         app.state.rates = rates or Rates(limits, shared)
         app.state.club.lockout = Lockout(app.state.rates)
         app.state.club.on_limits = app.state.rates.adjust
@@ -323,9 +320,9 @@ def create_app(
         if engine is not None and redis is not None:
             from server.cluster.node import Node
 
-            if engine.dialect.name != "postgresql":
+            if prefix is None:
                 raise ValueError("several processes share a PostgreSQL database, not " + engine.dialect.name)
-            node = Node(app.state.lobby, app.state.store, redis, app.state.socket_config, database_url=str(db))
+            node = Node(app.state.lobby, app.state.store, redis, app.state.socket_config, prefix=prefix)
             app.state.lobby.elsewhere = app.state.forwarding = node
             node.club = app.state.club
             await node.start()  # takes the unfinished tables nobody runs

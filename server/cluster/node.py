@@ -36,7 +36,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import orjson
-from sqlalchemy.engine import make_url
 
 from server import metrics
 from server.club.club import Club
@@ -50,18 +49,12 @@ from server.tables.errors import TableError
 from server.tables.messages import Attach, Detach
 from server.ws import Reader, SocketConfig
 
-__all__ = ["CALL_TIMEOUT", "Node", "bus_prefix"]
+__all__ = ["CALL_TIMEOUT", "Node"]
 
 CALL_TIMEOUT = 5.0  # seconds another process has to answer a call
 MOVED = 1012  # the close code that makes a browser reconnect with its seat token
 ORPHANS_LOOKED_AT = 500  # tables nobody holds, looked at per tick
 log = logging.getLogger("sparrow.cluster")
-
-
-def bus_prefix(database_url: str) -> str:
-    """The bus's channel and key prefix: processes on one database share it, others do not."""
-    url = make_url(database_url)
-    return f"sparrow:{url.host or ''}:{url.port or ''}:{url.database or ''}:"
 
 
 def _moving() -> TableError:
@@ -138,7 +131,7 @@ class Node:
         redis_url: str,
         config: SocketConfig,
         *,
-        database_url: str,
+        prefix: str,
         ttl: float = TTL,
         tick: float = TICK,
     ) -> None:
@@ -146,7 +139,7 @@ class Node:
         self.lobby, self.journal, self.config = lobby, journal, config
         self.ttl, self.tick = ttl, tick
         self.leases = Leases(journal.engine, self.id, ttl=ttl)
-        self.prefix = bus_prefix(database_url)
+        self.prefix = prefix  # of the bus's channels and keys: `server.cluster.identity.cluster_prefix`
         self.bus = Bus(redis_url, self.id, self.prefix, on_gone=self._gone)
         self.renewed_at = 0.0  # (monotonic) when the last renewal that succeeded began
         self.sure_until = 0.0  # (monotonic) until then the leases held at the last renewal are surely ours

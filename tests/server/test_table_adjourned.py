@@ -20,6 +20,7 @@ from clubkit import become, browser, club_server, first_admin_code, invite, sock
 from dbkit import BACKENDS, fresh_database, journal_on
 from tablekit import Client, Kit
 
+from server.cluster.identity import cluster_prefix
 from server.cluster.node import Node
 from server.lobby import Lobby
 from server.store.journal import SqlJournal
@@ -225,7 +226,7 @@ async def _processes(url: str, count: int) -> AsyncIterator[list[tuple[Kit, Node
         for engine in engines:
             journal = SqlJournal(engine)
             kit = Kit(journal)
-            node = Node(kit.lobby, journal, REDIS, SocketConfig(), database_url=url)
+            node = Node(kit.lobby, journal, REDIS, SocketConfig(), prefix=await cluster_prefix(engine))
             kit.lobby.elsewhere = node
             await node.start()
             started.append((kit, node))

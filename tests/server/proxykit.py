@@ -1,0 +1,89 @@
+"""A TCP proxy of the test's own, in its event loop, in front of PostgreSQL or Redis: it forwards, or
+is cut (closes every connection and refuses new ones), or black-holes (accepts, forwards nothing,
+closes nothing: a network partition), until the test says otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from types import TracebackType
+
+
+class TcpProxy:
+    """Forwards 127.0.0.1:``port`` (a free one) to ``host``:``target``; use as ``async with``."""
+
+    def __init__(self, host: str, target: int) -> None:
+        self.host, self.target = host, target
+        self.port = 0
+        self.mode = "forward"  # or "cut", "black hole"
+        self._server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def url_part(self) -> str:
+        """``127.0.0.1:port``, to put in a URL."""
+        return f"127.0.0.1:{self.port}"
+
+    async def __aenter__(self) -> TcpProxy:
+        self._server = await asyncio.start_server(self._accepted, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        assert self._server is not None
+        self._server.close()
+        self._close_all()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def cut(self) -> None:
+        """Close every connection through the proxy, and close new ones at once."""
+        self.mode = "cut"
+        self._close_all()
+
+    def black_hole(self) -> None:
+        """From now on nothing crosses, either way, and nothing is closed."""
+        self.mode = "black hole"
+
+    def mend(self) -> None:
+        """Forward again (connections held in a black hole carry on; cut ones stay closed)."""
+        self.mode = "forward"
+
+    def _close_all(self) -> None:
+        for writer in list(self._writers):
+            writer.transport.abort()
+        self._writers.clear()
+
+    async def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.mode == "cut":
+            writer.transport.abort()
+            return
+        try:
+            up_reader, up_writer = await asyncio.open_connection(self.host, self.target)
+        except OSError:
+            writer.transport.abort()
+            return
+        self._writers |= {writer, up_writer}
+        for source, sink in ((reader, up_writer), (up_reader, writer)):
+            task = asyncio.get_running_loop().create_task(self._pipe(source, sink))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+        try:
+            while data := await source.read(65536):
+                while self.mode == "black hole":
+                    await asyncio.sleep(0.05)  # held, never dropped: it crosses if the proxy mends
+                if self.mode == "cut":
+                    break
+                sink.write(data)
+                await sink.drain()
+        except (OSError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                sink.transport.abort()
+            self._writers.discard(sink)

@@ -1,0 +1,86 @@
+"""Processes that reach one PostgreSQL database through different URLs (another host name, or a TCP
+proxy on another port, as a pooler would be) form one cluster: the tables made through either play
+through the other, forwarded, and every process lists them all (server/cluster/identity.py). Skipped
+where PostgreSQL or Redis does not answer on 127.0.0.1 (CI has both).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+import redis.asyncio as aioredis
+from clubkit import club_server
+from dbkit import fresh_database
+from livekit import QUIET_TIMERS, LiveServer, hurried_move
+from proxykit import TcpProxy
+
+pytestmark = pytest.mark.asyncio
+
+REDIS = "redis://127.0.0.1:6379/0"
+
+
+async def _redis_or_skip() -> None:
+    client = aioredis.from_url(REDIS)
+    try:
+        await client.ping()
+    except Exception as exc:
+        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379 ({type(exc).__name__}: {exc})")
+    finally:
+        await client.aclose()
+
+
+async def _started_table(live: LiveServer) -> tuple[str, str]:
+    """A table made through ``live``: seat 0 a person, three bots, started; its id and seat 0's token."""
+    seat = await live.create("Ann", timers=QUIET_TIMERS, overrides={"claim_pause": False})
+    table, token = seat["table"], seat["token"]
+    assert (await live.post(f"/api/tables/{table}/bots", {"token": token, "level": "easy"})).status_code == 200
+    await live.start(table, token)
+    return table, token
+
+
+async def _plays_through(live: LiveServer, table: str, token: str, moves: int = 3) -> None:
+    """Seat 0 of ``table`` plays ``moves`` acknowledged moves through a socket opened at ``live``."""
+    client = await live.attach(table, token)
+    acked = 0
+    while acked < moves:
+        move = hurried_move(client)
+        if move is None:
+            mark = client.mark()
+            await client.wait_for(lambda m=mark: client.mark() > m, "the next frame")
+            continue
+        answer = await client.act(move)
+        assert answer["t"] == "ack", answer
+        acked += 1
+    await client.close()
+
+
+@pytest.mark.parametrize("reached_by", ["host name", "proxy"])
+async def test_processes_reaching_one_database_through_different_urls_form_one_cluster(
+    tmp_path: Path, reached_by: str
+) -> None:
+    await _redis_or_skip()
+    async with fresh_database("postgresql", tmp_path) as url:
+        async with TcpProxy("127.0.0.1", 5432) as proxy:
+            if reached_by == "host name":
+                other = url.replace("@127.0.0.1:5432/", "@localhost:5432/")
+            else:
+                other = url.replace("@127.0.0.1:5432/", f"@127.0.0.1:{proxy.port}/")
+            assert other != url
+            async with (
+                club_server(url, mode="open", redis=REDIS) as one,
+                club_server(other, mode="open", redis=REDIS) as two,
+            ):
+                tables = {}
+                for here, there in ((one, two), (two, one)):
+                    table, token = await _started_table(here)  # runs in `here`
+                    await _plays_through(there, table, token)  # forwarded from `there`
+                    tables[table] = token
+                for live in (one, two):  # every process lists every table (each says which it runs)
+                    for _ in range(50):
+                        listed = {t["id"] for t in (await live.http.get("/api/tables")).json()["tables"]}
+                        if set(tables) <= listed:
+                            break
+                        await asyncio.sleep(0.1)
+                    assert set(tables) <= listed, f"the lobby of :{live.port} lists {listed}, not {set(tables)}"
