@@ -280,7 +280,13 @@ class Node:
             if token is None:
                 continue  # another process took it first
             self.journal.tokens[table_id] = token
-            stored = await self.journal.load(table_id)
+            try:
+                stored = await self.journal.load(table_id)
+            except Exception:  # (a lock on its rows, the database gone): let it go, to be taken again
+                self.journal.tokens.pop(table_id, None)
+                with contextlib.suppress(Exception):
+                    await self.leases.release([table_id])  # else it runs out: it is no longer renewed
+                raise
             if stored is None or not self.lobby.revive(stored):
                 continue  # held, so that nobody loops on it; it stays stored but closed (as on a restart)
             metrics.TAKEN_OVER.inc()

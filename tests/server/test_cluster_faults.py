@@ -170,3 +170,37 @@ async def test_after_the_database_was_out_of_reach_every_table_plays_again_in_ev
         f"\n2 processes, the database out of reach {OUTAGE:g} s: every table played again within "
         f"{max(resumed.values()):.1f} s of its return"
     )
+
+
+async def test_a_takeover_that_cannot_read_a_table_lets_it_go_and_takes_it_again(tmp_path: Path) -> None:
+    async with _cluster(tmp_path, 2) as (url, (dead, survivor)):
+        async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+            made = await _tables_on(http, dead.port, 4)
+        players = [_Player(table, token, [survivor.port]) for table, token in made]
+        tasks = [asyncio.create_task(p.play()) for p in players]
+        outsider = await asyncpg.connect(url.replace("+asyncpg", ""))
+        try:
+            await _wait(lambda: all(p.acked >= 2 for p in players), "every table to play", 60)
+            assert dead.signal(signal.SIGKILL) == -signal.SIGKILL
+            await outsider.execute("BEGIN")  # the survivor cannot read the tables it takes over
+            await outsider.execute("LOCK TABLE actions IN ACCESS EXCLUSIVE MODE")
+            at_kill = {p.table: p.acked for p in players}
+            await asyncio.sleep(TAKEOVER)  # the leases run out; the takeovers fail on the lock
+            await outsider.execute("ROLLBACK")
+            released_at = time.monotonic()
+            try:
+                await _wait(lambda: all(p.acked >= at_kill[p.table] + 2 for p in players), "every table", 20)
+            except AssertionError as exc:
+                behind = [(p.table, p.acked, p.doing) for p in players if p.acked < at_kill[p.table] + 2]
+                raise AssertionError(f"{exc}: {behind}") from None
+            back = max(_resumed(players, released_at).values())
+        finally:
+            for p in players:
+                p.stop = True
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await outsider.close()
+        stored = await _human_actions(url)
+        for p in players:
+            assert p.acked <= stored.get(p.table, 0) <= p.acked + p.unanswered, (p.table, p.acked, p.unanswered)
+        await _gapless(url)
+    print(f"\na takeover blocked by a table lock: every table played again within {back:.1f} s of the lock's end")
