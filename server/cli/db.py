@@ -13,7 +13,7 @@ from pathlib import Path
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-__all__ = ["check_database", "register"]
+__all__ = ["check_database", "read_only", "register"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -61,11 +61,52 @@ async def check_database(url: str | None) -> str | None:
     from server.store.migrate import DatabaseTooNew
 
     try:
+        problem = await read_only(url)
+        if problem:
+            return problem
         await _run("upgrade", url)
     except DatabaseTooNew as exc:
         return str(exc)
     except (SQLAlchemyError, OSError) as exc:
         return f"cannot use the database: {exc}"
+    return None
+
+
+async def read_only(url: str | None) -> str | None:
+    """Why the database at ``url`` cannot be written to (a read-only file, folder or URL, a PostgreSQL
+    database or session that is read-only, a standby), or None. Nothing is changed.
+
+    :raises sqlalchemy.exc.SQLAlchemyError: when the database cannot be reached at all.
+    """
+    from sqlalchemy import text
+    from sqlalchemy.exc import OperationalError
+
+    from server.store.session import database_url, make_engine
+
+    engine = make_engine(database_url(url))
+    where = engine.url.render_as_string()
+    needs = "Sparrow writes every move to its database"
+    try:
+        async with engine.connect() as connection:  # (SQLite: opening it sets WAL mode, a write)
+            if engine.dialect.name == "postgresql":
+                if await connection.scalar(text("SELECT current_setting('transaction_read_only')")) == "on":
+                    why = "default_transaction_read_only is on, or it is a standby"
+                    return f"the database {where} is read-only ({why}): {needs}"
+                return None
+            transaction = await connection.begin()  # a write, rolled back: it leaves nothing
+            try:
+                await connection.execute(text("CREATE TABLE sparrow_write_probe (x INTEGER)"))
+            finally:
+                await transaction.rollback()
+    except OperationalError as exc:
+        said = str(exc.orig)
+        if engine.dialect.name == "sqlite" and any(s in said for s in ("readonly", "read-only", "unable to open")):
+            return (
+                f"the database {where} cannot be written to ({said}: is the file, or its folder, read-only?): {needs}"
+            )
+        raise
+    finally:
+        await engine.dispose()
     return None
 
 

@@ -142,8 +142,16 @@ def run(args: argparse.Namespace) -> int:
         return _refuse(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc} (is another server running?)")
     port = listener.getsockname()[1]
     if args.workers is not None:
+        from server.cli.db import read_only
         from server.cli.workers import supervise
 
+        try:  # refused here once, rather than by every worker
+            problem = None if url is None else asyncio.run(read_only(url))
+        except Exception:  # (a database out of reach: each worker says so)
+            problem = None
+        if problem:
+            listener.close()
+            return _refuse(problem)
         return supervise(listener, args, port)
     try:
         metrics_server = None if args.metrics_port is None else metrics.serve(args.metrics_port)
