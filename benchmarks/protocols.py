@@ -104,8 +104,11 @@ async def servers(
             log = open(workdir / f"{variant.replace(' ', '-')}-{port}.log", "ab")  # noqa: SIM115 (the child keeps it)
             procs.append(subprocess.Popen([*command, *extra], stdout=log, stderr=log, env=env))
         async with httpx.AsyncClient(trust_env=False) as http:
-            for port in ports:
+            for port, proc in zip(ports, procs, strict=True):
                 for _ in range(600):
+                    if proc.poll() is not None:
+                        log_text = (workdir / f"{variant.replace(' ', '-')}-{port}.log").read_text()
+                        raise RuntimeError(f"the {variant!r} server stopped at start:\n{log_text[-2000:]}")
                     with contextlib.suppress(httpx.TransportError):
                         if (await http.get(f"http://127.0.0.1:{port}/healthz")).status_code == 200:
                             break
