@@ -93,11 +93,11 @@ async def read_only(url: str | None) -> str | None:
                     why = "default_transaction_read_only is on, or it is a standby"
                     return f"the database {where} is read-only ({why}): {needs}"
                 return None
-            transaction = await connection.begin()  # a write, rolled back: it leaves nothing
-            try:
-                await connection.execute(text("CREATE TABLE sparrow_write_probe (x INTEGER)"))
-            finally:
-                await transaction.rollback()
+            # Two writes that leave nothing behind (pysqlite commits DDL as it goes, so a rollback would
+            # not undo them; a probe left by a server killed between the two is dropped by the next).
+            await connection.execute(text("CREATE TABLE IF NOT EXISTS sparrow_write_probe (x INTEGER)"))
+            await connection.execute(text("DROP TABLE sparrow_write_probe"))
+            await connection.commit()
     except OperationalError as exc:
         said = str(exc.orig)
         if engine.dialect.name == "sqlite" and any(s in said for s in ("readonly", "read-only", "unable to open")):

@@ -1,6 +1,6 @@
 """Fresh databases for storage tests: a SQLite file, or a new PostgreSQL database on 127.0.0.1:5432
-(skipped with a reason when no PostgreSQL answers there; CI always has one); and what the journal
-tests write and read back.
+(skipped with a reason when no PostgreSQL answers there; CI always has one); Redis for the tests of
+several processes (`redis_or_skip`); and what the journal tests write and read back.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+import redis.asyncio as aioredis
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -26,6 +27,18 @@ from server.tables.settings import TableSettings, Timers
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 BACKENDS = ["sqlite", "postgresql"]
+REDIS = "redis://127.0.0.1:6379/0"
+
+
+async def redis_or_skip() -> None:
+    """Skip the test, saying why, unless Redis answers at `REDIS` (CI always has one)."""
+    client = aioredis.from_url(REDIS)
+    try:
+        await client.ping()
+    except Exception as exc:
+        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379 ({type(exc).__name__}: {exc})")
+    finally:
+        await client.aclose()
 
 
 async def _admin() -> asyncpg.Connection:

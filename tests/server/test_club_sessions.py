@@ -11,10 +11,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-import redis.asyncio as aioredis
 import websockets
 from clubkit import PASSWORD, SECRET, become, browser, club_server, first_admin_code, invite, login, socket
-from dbkit import BACKENDS, fresh_database
+from dbkit import BACKENDS, REDIS, fresh_database, redis_or_skip
 from itsdangerous import URLSafeTimedSerializer
 from sqlalchemy import select
 
@@ -31,7 +30,6 @@ IPHONE = (
     "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
     "Version/17.1 Mobile/15E148 Safari/604.1"
 )
-REDIS = "redis://127.0.0.1:6379/0"
 
 
 def _copy(cookies: httpx.Cookies) -> httpx.Cookies:
@@ -316,13 +314,7 @@ async def test_the_audit_log_names_members_by_id_records_their_logins_and_comes_
 async def test_a_session_ended_through_one_process_stops_working_in_the_others(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    client = aioredis.from_url(REDIS)
-    try:
-        await client.ping()
-    except Exception as exc:
-        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379 ({type(exc).__name__}: {exc})")
-    finally:
-        await client.aclose()
+    await redis_or_skip()
     async with fresh_database("postgresql", tmp_path) as url, club_server(url, redis=REDIS) as one:
         async with browser(one) as ann, browser(one) as laptop:
             await become(ann, first_admin_code(capsys.readouterr().out))

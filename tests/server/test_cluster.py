@@ -20,8 +20,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-import redis.asyncio as aioredis
-from dbkit import discard_record, fresh_database, journal_on
+from dbkit import REDIS, discard_record, fresh_database, journal_on, redis_or_skip
 from livekit import LiveClient, hurried_move
 from processkit import SPARROW, ServerProcess, free_port
 from sqlalchemy import text
@@ -36,19 +35,8 @@ from server.tables.settings import TableSettings
 
 pytestmark = pytest.mark.asyncio
 
-REDIS = "redis://127.0.0.1:6379/0"
 TIMERS = {"bot_delay": 0, "claim": 120, "turn": 600, "ready": None}  # no deadline fires during a test
 TAKEOVER = TTL + 5.0  # a dead process's tables run elsewhere this soon after it died (lease, then 5 s)
-
-
-async def _redis_or_skip() -> None:
-    client = aioredis.from_url(REDIS)
-    try:
-        await client.ping()
-    except Exception as exc:
-        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379 ({type(exc).__name__}: {exc})")
-    finally:
-        await client.aclose()
 
 
 # ------------------------------------------------------------------------------------ refusals
@@ -170,7 +158,7 @@ class _Player:
 
 @contextlib.asynccontextmanager
 async def _cluster(tmp_path: Path, count: int) -> AsyncIterator[tuple[str, list[ServerProcess]]]:
-    await _redis_or_skip()
+    await redis_or_skip()
     async with fresh_database("postgresql", tmp_path) as url:
         servers = [ServerProcess(url, free_port(), tmp_path, log=f"server{i}.log") for i in range(count)]
         try:
@@ -340,7 +328,7 @@ async def test_a_process_that_stalls_past_its_leases_loses_its_tables_and_never_
 
 
 async def test_workers_serve_one_port_and_a_killed_worker_is_started_again(tmp_path: Path) -> None:
-    await _redis_or_skip()
+    await redis_or_skip()
     async with fresh_database("postgresql", tmp_path) as url:
         server = ServerProcess(url, free_port(), tmp_path)
         await server.start("--redis", REDIS, "--workers", "2")
@@ -395,7 +383,7 @@ async def test_a_member_disabled_through_one_process_is_shut_out_of_the_others_t
 ) -> None:
     from clubkit import become, browser, club_server, first_admin_code, invite, socket
 
-    await _redis_or_skip()
+    await redis_or_skip()
     async with fresh_database("postgresql", tmp_path) as url, club_server(url, redis=REDIS) as one:
         async with browser(one) as ann, browser(one) as bob_here:
             await become(ann, first_admin_code(capsys.readouterr().out))

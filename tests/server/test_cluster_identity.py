@@ -10,25 +10,12 @@ import asyncio
 from pathlib import Path
 
 import pytest
-import redis.asyncio as aioredis
 from clubkit import club_server
-from dbkit import fresh_database
+from dbkit import REDIS, fresh_database, redis_or_skip
 from livekit import QUIET_TIMERS, LiveServer, hurried_move
 from proxykit import TcpProxy
 
 pytestmark = pytest.mark.asyncio
-
-REDIS = "redis://127.0.0.1:6379/0"
-
-
-async def _redis_or_skip() -> None:
-    client = aioredis.from_url(REDIS)
-    try:
-        await client.ping()
-    except Exception as exc:
-        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379 ({type(exc).__name__}: {exc})")
-    finally:
-        await client.aclose()
 
 
 async def _started_table(live: LiveServer) -> tuple[str, str]:
@@ -60,7 +47,7 @@ async def _plays_through(live: LiveServer, table: str, token: str, moves: int = 
 async def test_processes_reaching_one_database_through_different_urls_form_one_cluster(
     tmp_path: Path, reached_by: str
 ) -> None:
-    await _redis_or_skip()
+    await redis_or_skip()
     async with fresh_database("postgresql", tmp_path) as url:
         async with TcpProxy("127.0.0.1", 5432) as proxy:
             if reached_by == "host name":

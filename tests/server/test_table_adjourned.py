@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis.asyncio as aioredis
 from clubkit import become, browser, club_server, first_admin_code, invite, socket
-from dbkit import BACKENDS, fresh_database, journal_on
+from dbkit import BACKENDS, REDIS, fresh_database, journal_on, redis_or_skip
 from tablekit import Client, Kit
 
 from server.cluster.identity import cluster_prefix
@@ -202,17 +201,6 @@ async def test_the_lobby_lists_an_adjourned_table_to_its_players_and_the_admin_o
 
 
 # ------------------------------------------------------------------------------------- a cluster
-REDIS = "redis://127.0.0.1:6379/0"
-
-
-async def _redis_or_skip() -> None:
-    client = aioredis.from_url(REDIS)
-    try:
-        await client.ping()
-    except Exception as exc:
-        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379 ({type(exc).__name__}: {exc})")
-    finally:
-        await client.aclose()
 
 
 @contextlib.asynccontextmanager
@@ -243,7 +231,7 @@ async def _processes(url: str, count: int) -> AsyncIterator[list[tuple[Kit, Node
 async def test_in_a_cluster_another_process_than_the_one_that_adjourned_a_table_brings_it_back(
     tmp_path: Path,
 ) -> None:
-    await _redis_or_skip()
+    await redis_or_skip()
     async with fresh_database("postgresql", tmp_path) as url, _processes(url, 2) as [(a, node_a), (b, node_b)]:
         actor, (ann,) = await a.table(humans=1, timers=TIMERS)
         table, token = actor.id, ann.token
