@@ -9,6 +9,12 @@ listeners a message reached: none means the process it was for is gone, and the 
 Pub/sub keeps nothing: a message to a process that is not listening is lost. Nothing relies on one
 arriving: a call that gets no answer in time is refused ("try again"), and a socket whose table
 moved is closed with 1012, so the browser reconnects to wherever the table now runs.
+
+Every `BEAT` seconds a process sends itself an echo. Redis is *out of reach* from the moment a
+command fails or no echo has come back for `DEAF` seconds (Redis down, or a partition that forwards
+nothing and closes nothing) until an echo is heard again: the bus logs one line when that starts and
+one when it ends (never a traceback per attempt), and tells the process both (``on_down``,
+``on_up``), which closes what may have lost messages meanwhile.
 """
 
 from __future__ import annotations
@@ -16,14 +22,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 
 import orjson
 import redis.asyncio as aioredis
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.retry import Retry
 
-__all__ = ["Bus"]
+__all__ = ["BEAT", "DEAF", "Bus"]
 
 log = logging.getLogger("sparrow.cluster")
+
+BEAT = 1.0  # seconds between a process's echoes to itself
+DEAF = 3.0  # no echo heard for this long: Redis is out of reach
+TIMEOUT = 2.0  # seconds a Redis command may take before it counts as failed
+_ECHO: list[object] = ["echo"]
 
 Handler = Callable[[list[object]], None]
 
@@ -31,15 +46,35 @@ Handler = Callable[[list[object]], None]
 class Bus:
     """Process ``me``'s end of the bus on the Redis at ``url``; channel names start with ``prefix``."""
 
-    def __init__(self, url: str, me: str, prefix: str, *, on_gone: Callable[[str], None] | None = None) -> None:
-        self.redis = aioredis.from_url(url)
+    def __init__(
+        self,
+        url: str,
+        me: str,
+        prefix: str,
+        *,
+        on_gone: Callable[[str], None] | None = None,
+        on_down: Callable[[], None] | None = None,
+        on_up: Callable[[], None] | None = None,
+    ) -> None:
+        # A command that hangs (a partition) fails after TIMEOUT, so that no message waits behind it
+        # for good. One on a connection found closed (an outage ended) is tried once more, on a new one.
+        self.redis = aioredis.from_url(
+            url,
+            socket_timeout=TIMEOUT,
+            socket_connect_timeout=TIMEOUT,
+            retry=Retry(NoBackoff(), 1),
+            retry_on_error=[RedisConnectionError],
+        )
         self.me = me
         self.prefix = prefix
-        self.on_gone = on_gone
+        self.on_gone, self.on_down, self.on_up = on_gone, on_down, on_up
+        self.down_since: float | None = None  # (monotonic) since when Redis is out of reach, if it is
+        self._waiting: float | None = None  # (monotonic) when the oldest echo not yet heard back was sent
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         self._outbox: dict[str, list[list[object]]] = {}
         self._flushing: asyncio.Task[None] | None = None
         self._listening: asyncio.Task[None] | None = None
+        self._beating: asyncio.Task[None] | None = None
 
     def channel(self, proc: str) -> str:
         """Where process ``proc`` listens."""
@@ -52,26 +87,80 @@ class Bus:
         """
         await self.redis.ping()
         await self._pubsub.subscribe(self.channel(self.me))
-        self._listening = asyncio.get_running_loop().create_task(self._listen(handle), name="cluster-bus")
+        loop = asyncio.get_running_loop()
+        self._listening = loop.create_task(self._listen(handle), name="cluster-bus")
+        self._beating = loop.create_task(self._beat(), name="cluster-bus-echo")
 
     async def _listen(self, handle: Handler) -> None:
         while True:
             try:
-                message = await self._pubsub.get_message(timeout=1.0)
+                async with asyncio.timeout(BEAT + 4 * TIMEOUT):  # (a read that hangs fails like one that breaks)
+                    message = await self._pubsub.get_message(timeout=BEAT)
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("the bus lost Redis; listening again in a second")
-                await asyncio.sleep(1.0)
+            except Exception as exc:
+                self.trouble(exc)
+                await asyncio.sleep(BEAT)
+                await self._subscribe_again()
                 continue
-            if message is None or message.get("type") != "message":
+            if message is None:  # nothing came for a whole beat (a busy loop is not a deaf one)
+                waited = 0.0 if self._waiting is None else time.monotonic() - self._waiting
+                if waited > DEAF:
+                    self.trouble(f"no echo has come back from Redis for {waited:.0f} s")
+                    await self._subscribe_again()  # on a new connection: the old one may be dead silently
+                continue
+            if message.get("type") != "message":
                 continue
             try:
                 batch = orjson.loads(message["data"])
                 for item in batch:
-                    handle(item)
+                    if item == _ECHO:
+                        self._heard()
+                    else:
+                        handle(item)
             except Exception:  # one bad message must not stop the process hearing the rest
                 log.exception("the bus could not handle a message")
+
+    async def _subscribe_again(self) -> None:
+        """Listen on a new connection (the old one may be dead without a word, or out of step)."""
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(TIMEOUT):
+                await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        with contextlib.suppress(Exception):  # (if not, the next message fails, and this comes again)
+            async with asyncio.timeout(2 * TIMEOUT):
+                await self._pubsub.subscribe(self.channel(self.me))
+
+    async def _beat(self) -> None:
+        while True:
+            await asyncio.sleep(BEAT)
+            sent = time.monotonic()
+            if await self._publish(self.me, [_ECHO]) and self._waiting is None:
+                self._waiting = sent
+
+    def _heard(self) -> None:
+        self._waiting = None
+        if self.down_since is not None:
+            log.warning(
+                "the bus reaches Redis again (it was out of reach for %.1f s)", time.monotonic() - self.down_since
+            )
+            self.down_since = None
+            if self.on_up is not None:
+                self.on_up()
+
+    def trouble(self, why: object) -> None:
+        """Redis is out of reach (``why``: an exception, or what was seen): logged once, until it is back."""
+        if self.down_since is not None:
+            return
+        self.down_since = time.monotonic()
+        reason = f"{type(why).__name__}: {why}" if isinstance(why, BaseException) else str(why)
+        log.error(
+            "the bus cannot reach Redis (%s): sockets forwarded between processes are closed (1012) and "
+            "calls to other processes refused until it is back",
+            reason,
+        )
+        if self.on_down is not None:
+            self.on_down()
 
     def post(self, proc: str, item: list[object]) -> None:
         """Send ``item`` to process ``proc`` as this turn of the loop ends (never waits)."""
@@ -84,16 +173,19 @@ class Bus:
         while self._outbox:
             proc, batch = next(iter(self._outbox.items()))
             del self._outbox[proc]
-            if not await self._publish(proc, batch) and self.on_gone is not None:
+            if self.down_since is not None:
+                continue  # lost, as it would be (and the process let go of what waits on it: ``on_down``)
+            if await self._publish(proc, batch) == 0 and self.on_gone is not None:
                 self.on_gone(proc)
 
-    async def _publish(self, proc: str, batch: list[list[object]]) -> bool:
+    async def _publish(self, proc: str, batch: list[list[object]]) -> int | None:
+        """How many processes heard ``batch`` (0: ``proc`` is gone); None when Redis is out of reach
+        (the batch is lost)."""
         try:
-            heard = await self.redis.publish(self.channel(proc), orjson.dumps(batch))
-        except Exception:
-            log.exception("the bus could not reach Redis; %d message(s) to %s are lost", len(batch), proc)
-            return False
-        return bool(heard)
+            return int(await self.redis.publish(self.channel(proc), orjson.dumps(batch)))
+        except Exception as exc:
+            self.trouble(exc)
+            return None
 
     async def alive(self, procs: list[str]) -> set[str]:
         """Which of ``procs`` are listening."""
@@ -113,10 +205,11 @@ class Bus:
         if self._flushing is not None:
             with contextlib.suppress(Exception):
                 await self._flushing
-        if self._listening is not None:
-            self._listening.cancel()
-            with contextlib.suppress(BaseException):
-                await self._listening
+        for task in (self._listening, self._beating):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
         with contextlib.suppress(Exception):
             await self._pubsub.aclose()  # type: ignore[no-untyped-call]
         with contextlib.suppress(Exception):

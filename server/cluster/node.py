@@ -36,6 +36,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import orjson
+from redis.exceptions import RedisError
 
 from server import metrics
 from server.club.club import Club
@@ -55,6 +56,9 @@ CALL_TIMEOUT = 5.0  # seconds another process has to answer a call
 MOVED = 1012  # the close code that makes a browser reconnect with its seat token
 ORPHANS_LOOKED_AT = 500  # tables nobody holds, looked at per tick
 log = logging.getLogger("sparrow.cluster")
+
+
+_LOST_TOUCH = "the server lost touch with the table's process: reconnecting"
 
 
 def _moving() -> TableError:
@@ -104,14 +108,14 @@ class _Remote(Connection):
     def send(self, frame: str) -> bool:
         if self.closed:
             return False
-        self.node.bus.post(self.proc, ["out", self.remote_id, frame])
+        self.node.bus.post(self.proc, ["out", self.node.id, self.remote_id, frame])
         return True
 
     def close(self, code: int, reason: str) -> None:
         if not self.mark_closed(code, reason):
             return
         self.node._hosted.pop((self.proc, self.remote_id), None)
-        self.node.bus.post(self.proc, ["close", self.remote_id, code, reason])
+        self.node.bus.post(self.proc, ["close", self.node.id, self.remote_id, code, reason])
 
 
 @dataclass(slots=True)
@@ -140,7 +144,7 @@ class Node:
         self.ttl, self.tick = ttl, tick
         self.leases = Leases(journal.engine, self.id, ttl=ttl)
         self.prefix = prefix  # of the bus's channels and keys: `server.cluster.identity.cluster_prefix`
-        self.bus = Bus(redis_url, self.id, self.prefix, on_gone=self._gone)
+        self.bus = Bus(redis_url, self.id, self.prefix, on_gone=self._gone, on_down=self._bus_down, on_up=self._bus_up)
         self.renewed_at = 0.0  # (monotonic) when the last renewal that succeeded began
         self.sure_until = 0.0  # (monotonic) until then the leases held at the last renewal are surely ours
         self._rids = itertools.count(1)
@@ -151,6 +155,7 @@ class Node:
         self.club: Club | None = None  # reloaded every tick: another process may have changed it
         self._tasks: list[asyncio.Task[None]] = []
         self._handling: set[asyncio.Task[None]] = set()
+        self._unsaid: list[tuple[str, list[object]]] = []  # what to tell others once Redis is back
         journal.on_stale = self._stale
 
     # ------------------------------------------------------------ life
@@ -201,6 +206,8 @@ class Node:
         for step in (*steps, self._reload_club):
             try:
                 await step()
+            except RedisError as exc:  # logged once by the bus, until Redis is back
+                self.bus.trouble(exc)
             except Exception:
                 log.exception("cluster: %s failed; trying again in %g s", step.__name__.strip("_"), self.tick)
 
@@ -296,6 +303,8 @@ class Node:
     async def call(self, table_id: str, op: str, args: dict[str, object], owner: str | None = None) -> object:
         """`Elsewhere.call`: have the process running ``table_id`` (``owner``, if looked up already) do ``op``."""
         owner = owner or await self._owner(table_id)
+        if self.bus.down_since is not None:
+            raise _moving()  # (no answer could come)
         rid = next(self._rids)
         answer: asyncio.Future[object] = asyncio.get_running_loop().create_future()
         self._calls[rid] = (owner, answer)
@@ -359,15 +368,19 @@ class Node:
                 hosted = self._hosted.get((proc, socket_id))
                 if hosted is not None:
                     hosted.reader.take_safely(frame)
+                else:  # forgotten here (its process was out of reach): the page reconnects
+                    self.bus.post(proc, ["close", self.id, socket_id, MOVED, _LOST_TOUCH])
             case ["leave", str(proc), int(socket_id)]:
                 hosted = self._hosted.pop((proc, socket_id), None)
                 if hosted is not None:
                     hosted.actor.post(Detach(hosted.conn))
-            case ["out", int(socket_id), str(frame)]:
+            case ["out", str(proc), int(socket_id), str(frame)]:
                 link = self._links.get(socket_id)
                 if link is not None:
                     link.conn.send(frame)
-            case ["close", int(socket_id), int(code), str(reason)]:
+                else:  # closed here while Redis was out of reach: the table forgets it
+                    self.bus.post(proc, ["leave", self.id, socket_id])
+            case ["close", str(_), int(socket_id), int(code), str(reason)]:
                 link = self._links.pop(socket_id, None)
                 if link is not None:
                     link.conn.close(code, reason)
@@ -411,6 +424,29 @@ class Node:
         for owner, answer in self._calls.values():
             if owner == proc and not answer.done():
                 answer.set_exception(_moving())
+
+    def _bus_down(self) -> None:
+        """Redis is out of reach: what crossed it may be lost, so no socket waits on it. Forwarded
+        sockets close (1012: their pages reconnect), sockets forwarded here are forgotten, calls are
+        refused; the other ends are told once Redis is back (`_bus_up`)."""
+        for link in list(self._links.values()):
+            self._links.pop(link.conn.id, None)
+            self._unsaid.append((link.owner, ["leave", self.id, link.conn.id]))
+            link.conn.close(MOVED, _LOST_TOUCH)
+        for (proc, socket_id), hosted in list(self._hosted.items()):
+            del self._hosted[proc, socket_id]
+            hosted.conn.mark_closed(MOVED, _LOST_TOUCH)
+            hosted.actor.post(Detach(hosted.conn))
+            self._unsaid.append((proc, ["close", self.id, socket_id, MOVED, _LOST_TOUCH]))
+        for _, answer in self._calls.values():
+            if not answer.done():
+                answer.set_exception(_moving())
+
+    def _bus_up(self) -> None:
+        """Redis is back: tell the other ends of the sockets let go meanwhile."""
+        unsaid, self._unsaid = self._unsaid, []
+        for proc, item in unsaid:
+            self.bus.post(proc, item)
 
     def _lost(self, proc: str, tables: set[str] | None = None) -> None:
         """Close the sockets forwarded to ``proc`` (at ``tables`` only, if given), and forget those it

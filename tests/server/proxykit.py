@@ -1,6 +1,7 @@
 """A TCP proxy of the test's own, in its event loop, in front of PostgreSQL or Redis: it forwards, or
 is cut (closes every connection and refuses new ones), or black-holes (accepts, forwards nothing,
-closes nothing: a network partition), until the test says otherwise.
+closes nothing: a network partition; what is sent meanwhile is held, or dropped as by a proxy that
+loses it), until the test says otherwise.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ class TcpProxy:
         self.host, self.target = host, target
         self.port = 0
         self.mode = "forward"  # or "cut", "black hole"
+        self.drop = False  # in a black hole: what is sent is dropped rather than held
+        self.refused = 0  # connections closed at once because the proxy was cut
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -44,9 +47,10 @@ class TcpProxy:
         self.mode = "cut"
         self._close_all()
 
-    def black_hole(self) -> None:
-        """From now on nothing crosses, either way, and nothing is closed."""
-        self.mode = "black hole"
+    def black_hole(self, *, drop: bool = False) -> None:
+        """From now on nothing crosses, either way, and nothing is closed; what is sent meanwhile is
+        held until the proxy mends, or with ``drop`` lost."""
+        self.mode, self.drop = "black hole", drop
 
     def mend(self) -> None:
         """Forward again (connections held in a black hole carry on; cut ones stay closed)."""
@@ -59,6 +63,7 @@ class TcpProxy:
 
     async def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self.mode == "cut":
+            self.refused += 1
             writer.transport.abort()
             return
         try:
@@ -75,8 +80,10 @@ class TcpProxy:
     async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
         try:
             while data := await source.read(65536):
+                if self.mode == "black hole" and self.drop:
+                    continue
                 while self.mode == "black hole":
-                    await asyncio.sleep(0.05)  # held, never dropped: it crosses if the proxy mends
+                    await asyncio.sleep(0.05)  # held: it crosses when the proxy mends
                 if self.mode == "cut":
                     break
                 sink.write(data)

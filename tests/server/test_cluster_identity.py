@@ -11,36 +11,11 @@ from pathlib import Path
 
 import pytest
 from clubkit import club_server
+from clusterkit import plays, started_table
 from dbkit import REDIS, fresh_database, redis_or_skip
-from livekit import QUIET_TIMERS, LiveServer, hurried_move
 from proxykit import TcpProxy
 
 pytestmark = pytest.mark.asyncio
-
-
-async def _started_table(live: LiveServer) -> tuple[str, str]:
-    """A table made through ``live``: seat 0 a person, three bots, started; its id and seat 0's token."""
-    seat = await live.create("Ann", timers=QUIET_TIMERS, overrides={"claim_pause": False})
-    table, token = seat["table"], seat["token"]
-    assert (await live.post(f"/api/tables/{table}/bots", {"token": token, "level": "easy"})).status_code == 200
-    await live.start(table, token)
-    return table, token
-
-
-async def _plays_through(live: LiveServer, table: str, token: str, moves: int = 3) -> None:
-    """Seat 0 of ``table`` plays ``moves`` acknowledged moves through a socket opened at ``live``."""
-    client = await live.attach(table, token)
-    acked = 0
-    while acked < moves:
-        move = hurried_move(client)
-        if move is None:
-            mark = client.mark()
-            await client.wait_for(lambda m=mark: client.mark() > m, "the next frame")
-            continue
-        answer = await client.act(move)
-        assert answer["t"] == "ack", answer
-        acked += 1
-    await client.close()
 
 
 @pytest.mark.parametrize("reached_by", ["host name", "proxy"])
@@ -61,8 +36,9 @@ async def test_processes_reaching_one_database_through_different_urls_form_one_c
             ):
                 tables = {}
                 for here, there in ((one, two), (two, one)):
-                    table, token = await _started_table(here)  # runs in `here`
-                    await _plays_through(there, table, token)  # forwarded from `there`
+                    table, token = await started_table(here)  # runs in `here`
+                    client = await there.attach(table, token)  # forwarded from `there`
+                    await plays(client, 3)
                     tables[table] = token
                 for live in (one, two):  # every process lists every table (each says which it runs)
                     for _ in range(50):
