@@ -1,6 +1,7 @@
 // The table socket's protocol (docs/protocol.md): message tags, close codes, the diff `patch`, and
 // `TableSocket`, a connection that says hello, rebuilds the state from a snapshot and numbered diffs,
-// asks for a resync on a gap, answers intents by id, pings, and reconnects with backoff.
+// asks for a resync on a gap, answers intents by id, pings, and reconnects with backoff, also when the
+// server stops answering (no pong, snapshot or answer to an intent within `ANSWER_WITHIN_MS`).
 // Mirrors server/protocol.py (inbound) and server/tables/connection.py (outbound).
 
 /** Client → server tags. */
@@ -33,6 +34,9 @@ export const CLOSE = Object.freeze({
 });
 
 export const PING_EVERY_MS = 25_000;
+// A server that has not answered a ping, a hello or an intent this long is taken for gone (a socket
+// whose far end stopped answering is open for nothing): the socket is dropped and opened again.
+export const ANSWER_WITHIN_MS = 6_000;
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 15000];
 
 /**
@@ -72,9 +76,11 @@ export function socketUrl(path) {
  *  onAnswer(frame, request)     an ack or refused for an intent this client sent
  *  onRefusedHello(frame)        the hello was refused (bad token, no such table)
  *  onClockOffset(offsetMs)      server clock minus local clock, from snapshots and pongs
+ * `answerWithinMs` (default `ANSWER_WITHIN_MS`): how long an answer may take before the socket is
+ * dropped and opened again.
  */
 export class TableSocket {
-  constructor({ path, table, token, ...callbacks }) {
+  constructor({ path, table, token, answerWithinMs = ANSWER_WITHIN_MS, ...callbacks }) {
     this.path = path;
     this.table = table;
     this.token = token || null;
@@ -89,6 +95,11 @@ export class TableSocket {
     this.awaitingSnapshot = true;
     this.retryTimer = null;
     this.pingTimer = null;
+    this.answerWithinMs = answerWithinMs;
+    this.asked = new Map(); // request id → when it was sent (ms)
+    this.pingAt = null; // when the ping not yet answered was sent
+    this.snapshotAt = null; // when the hello or resync whose snapshot has not come was sent
+    this.watchTimer = null;
   }
 
   /** Open the socket (again). */
@@ -107,9 +118,9 @@ export class TableSocket {
     }
     this.ws = ws;
     ws.addEventListener("open", () => {
-      this.send(C.HELLO, { table: this.table, token: this.token });
+      if (this.send(C.HELLO, { table: this.table, token: this.token })) this.expect("snapshotAt");
       clearInterval(this.pingTimer);
-      this.pingTimer = setInterval(() => this.send(C.PING), PING_EVERY_MS);
+      this.pingTimer = setInterval(() => this.ping(), PING_EVERY_MS);
     });
     ws.addEventListener("message", (event) => this.receive(event.data));
     ws.addEventListener("close", (event) => this.closed(ws, event));
@@ -127,6 +138,7 @@ export class TableSocket {
     this.stopped = true;
     clearTimeout(this.retryTimer);
     clearInterval(this.pingTimer);
+    this.forget();
     if (this.ws) {
       const ws = this.ws;
       this.ws = null;
@@ -152,7 +164,49 @@ export class TableSocket {
     const id = this.nextId++;
     if (!this.send(tag, data, id)) return null;
     this.pending.set(id, what || { tag, data });
+    this.asked.set(id, Date.now());
+    this.watch();
     return id;
+  }
+
+  ping() {
+    if (this.send(C.PING) && this.pingAt === null) this.expect("pingAt");
+  }
+
+  /** Note that an answer is now awaited (`what`: "pingAt" or "snapshotAt"), unless one already was. */
+  expect(what) {
+    if (this[what] === null) this[what] = Date.now();
+    this.watch();
+  }
+
+  watch() {
+    if (this.watchTimer === null)
+      this.watchTimer = setInterval(() => this.checkAnswers(), Math.min(1000, this.answerWithinMs / 2));
+  }
+
+  /** Drop the socket and open another when an answer is overdue: the server stopped answering. */
+  checkAnswers() {
+    const oldest = Math.min(...this.asked.values(), this.pingAt ?? Infinity, this.snapshotAt ?? Infinity);
+    if (Date.now() - oldest <= this.answerWithinMs) return;
+    const ws = this.ws;
+    this.ws = null; // its close event, whenever it comes, is an old socket's
+    clearInterval(this.pingTimer);
+    this.pending.clear();
+    this.forget();
+    if (ws) {
+      try {
+        ws.close(4000, "no answer");
+      } catch {}
+    }
+    if (!this.stopped) this.retry();
+  }
+
+  /** Await no answer any more (the socket is gone). */
+  forget() {
+    this.asked.clear();
+    this.pingAt = this.snapshotAt = null;
+    clearInterval(this.watchTimer);
+    this.watchTimer = null;
   }
 
   /** An engine action for the current decision window. */
@@ -167,7 +221,7 @@ export class TableSocket {
 
   resync() {
     this.awaitingSnapshot = true;
-    this.send(C.RESYNC);
+    if (this.send(C.RESYNC)) this.expect("snapshotAt");
   }
 
   receive(raw) {
@@ -180,6 +234,7 @@ export class TableSocket {
     const d = frame.d || {};
     switch (frame.t) {
       case S.SNAPSHOT:
+        this.snapshotAt = null;
         this.awaitingSnapshot = false;
         this.authenticated = true;
         this.attempt = 0;
@@ -200,6 +255,7 @@ export class TableSocket {
         this.answer(frame);
         break;
       case S.PONG:
+        this.pingAt = null;
         if (this.cb.onClockOffset && typeof d.now === "number") this.cb.onClockOffset(d.now - Date.now());
         break;
       case S.TIMED_OUT:
@@ -228,6 +284,8 @@ export class TableSocket {
     const d = frame.d || {};
     const asked = this.pending.get(d.id);
     this.pending.delete(d.id);
+    this.asked.delete(d.id);
+    if (frame.t === S.REFUSED && d.id === null) this.snapshotAt = null; // (a refused hello)
     if (frame.t === S.REFUSED && d.id === null && !this.authenticated && this.cb.onRefusedHello) {
       this.cb.onRefusedHello(d);
     } else if (this.cb.onAnswer) {
@@ -240,6 +298,7 @@ export class TableSocket {
     this.ws = null;
     clearInterval(this.pingTimer);
     this.pending.clear();
+    this.forget();
     if (this.stopped) return;
     if (event.code === CLOSE.POLICY || event.code === CLOSE.LEFT) {
       this.status("closed", event.reason || "");

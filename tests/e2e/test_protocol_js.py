@@ -53,6 +53,27 @@ ACKS = """async () => {
   return { answers, first, second, pending: socket.pending.size };
 }"""
 
+SILENT = """async (answered) => {
+  const { TableSocket } = await import("/static/js/protocol.js");
+  const statuses = [], closes = [];
+  const socket = new TableSocket({ path: "/ws", table: "t", token: null, onState: () => {},
+    onStatus: (s) => statuses.push(s), answerWithinMs: 300 });
+  const ws = { readyState: WebSocket.OPEN, send: () => {}, close: (code) => closes.push(code) };
+  socket.ws = ws;
+  socket.connect = () => statuses.push("reconnect");  // (what retry() calls once its backoff is over)
+  socket.receive(JSON.stringify({ t: "snapshot", d: { seq: 1, now: Date.now(), state: { clock: { window: 1 } } } }));
+  socket.ping();
+  const id = socket.act({ type: "pass" });
+  if (answered) {  // a server that answers
+    socket.receive(JSON.stringify({ t: "pong", d: { now: Date.now() } }));
+    socket.receive(JSON.stringify({ t: "ack", d: { id } }));
+  }
+  await new Promise((done) => setTimeout(done, 1500));
+  const got = { statuses: [...statuses], closes: [...closes], replaced: socket.ws !== ws };
+  socket.stop();
+  return got;
+}"""
+
 
 def diffs_of_a_game(seed: int, actions: int = 160) -> list[tuple[Any, Any, Any]]:
     """(before, diff, after) for every viewer's view (seats 0–3 and a spectator) that changed, through
@@ -120,3 +141,16 @@ def test_a_dropped_socket_reconnects_and_keeps_the_seat(live: LiveServer, new_pa
     expect(page.locator("#conn")).to_have_text("Connected")
     expect(hand).to_have_count(14)
     assert live.call(lambda: len(live.lobby.get(table_id).connections)) == 1
+
+
+@pytest.mark.parametrize("answered", [True, False], ids=["answering", "silent"])
+def test_a_server_that_stops_answering_is_left_and_the_socket_opened_again(
+    live: LiveServer, new_page: Any, answered: bool
+) -> None:
+    page = new_page()
+    page.goto(live.url + "/")
+    got = page.evaluate(SILENT, answered)
+    if answered:
+        assert got == {"statuses": ["open"], "closes": [], "replaced": False}
+    else:  # no pong and no answer to the intent in time: dropped (4000), and opened again after a backoff
+        assert got["statuses"] == ["open", "waiting", "reconnect"] and got["closes"] == [4000], got
