@@ -102,3 +102,31 @@ async def test_after_a_redis_partition_a_forwarded_socket_is_closed_with_1012_an
                 proxy.mend()
                 await _until(lambda: all(bus.down_since is None for bus in buses), "both to reach Redis again")
             await plays(await _attach_again(two, table, token), 3)  # forwarded again
+
+
+async def test_a_forwarded_socket_that_either_end_forgot_is_closed_with_1012_or_let_go(tmp_path: Path) -> None:
+    await redis_or_skip()
+    async with (
+        fresh_database("postgresql", tmp_path) as url,
+        club_server(url, mode="open", redis=REDIS) as one,
+        club_server(url, mode="open", redis=REDIS) as two,
+    ):
+        host, forwarder = one.app.state.forwarding, two.app.state.forwarding
+        table, token = await started_table(one)
+        actor = one.lobby.get(table)
+
+        # The table's process forgot the socket (it thought the other process gone, as after a
+        # partition): the next message across tells the other, which closes it so the page reconnects.
+        client = await two.attach(table, token)
+        host._lost(forwarder.id)
+        await client.send("ping")
+        assert await client.closed() == 1012
+
+        # The socket's process forgot it: the next frame across tells the table, which lets it go.
+        client = await two.attach(table, token)
+        await plays(client, 1)
+        connections = len(actor.connections)
+        forwarder._links.clear()
+        await plays(await one.attach(table, token), 2)  # (frames for the forgotten socket go out meanwhile)
+        await _until(lambda: len(actor.connections) == connections, "the table to let the forgotten socket go")
+        assert not [key for key in host._hosted if key[0] == forwarder.id]
