@@ -8,6 +8,7 @@ rule: it asks `game`.
   uvicorn serves them (its h11 and wsproto protocols).
 - `store/`: the database (models, migrations, the journal every action is committed to first).
 - `club/`: member accounts, invitations and the club mode; `history/`: the review of stored games.
-- `origins`: which pages may use the server; `collector`: the garbage collector (start-up frozen, pauses measured); `rulebook`: `/rules`.
+- `origins`: which pages may use the server; `collector`: the garbage collector (start-up frozen, pauses
+  measured); `rulebook`: `/rules`.
 - `cli/`: the entry points of the ``sparrow`` sub-commands; `loadtest/`: the load-test client.
 """
