@@ -69,12 +69,14 @@ class Bus:
         self.prefix = prefix
         self.on_gone, self.on_down, self.on_up = on_gone, on_down, on_up
         self.down_since: float | None = None  # (monotonic) since when Redis is out of reach, if it is
+        self._up_at = 0.0  # (monotonic) when Redis was last found back
         self._waiting: float | None = None  # (monotonic) when the oldest echo not yet heard back was sent
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         self._outbox: dict[str, list[list[object]]] = {}
         self._flushing: asyncio.Task[None] | None = None
         self._listening: asyncio.Task[None] | None = None
         self._beating: asyncio.Task[None] | None = None
+        self._dropping: set[asyncio.Task[None]] = set()
 
     def channel(self, proc: str) -> str:
         """Where process ``proc`` listens."""
@@ -93,13 +95,14 @@ class Bus:
 
     async def _listen(self, handle: Handler) -> None:
         while True:
+            started = time.monotonic()
             try:
                 async with asyncio.timeout(BEAT + 4 * TIMEOUT):  # (a read that hangs fails like one that breaks)
                     message = await self._pubsub.get_message(timeout=BEAT)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                self.trouble(exc)
+                self.trouble(exc, started)
                 await asyncio.sleep(BEAT)
                 await self._subscribe_again()
                 continue
@@ -145,14 +148,20 @@ class Bus:
                 "the bus reaches Redis again (it was out of reach for %.1f s)", time.monotonic() - self.down_since
             )
             self.down_since = None
+            self._up_at = time.monotonic()
+            self._drop_idle()
             if self.on_up is not None:
                 self.on_up()
 
-    def trouble(self, why: object) -> None:
-        """Redis is out of reach (``why``: an exception, or what was seen): logged once, until it is back."""
-        if self.down_since is not None:
+    def trouble(self, why: object, started: float | None = None) -> None:
+        """Redis is out of reach (``why``: an exception, or what was seen, by something that began at
+        ``started``): logged once, until it is back. What began before Redis was last found back
+        says nothing new (a connection made during the outage timing out just after it)."""
+        if self.down_since is not None or (started is not None and started < self._up_at):
             return
         self.down_since = time.monotonic()
+        self._drop_idle()
+
         reason = f"{type(why).__name__}: {why}" if isinstance(why, BaseException) else str(why)
         log.error(
             "the bus cannot reach Redis (%s): sockets forwarded between processes are closed (1012) and "
@@ -161,6 +170,13 @@ class Bus:
         )
         if self.on_down is not None:
             self.on_down()
+
+    def _drop_idle(self) -> None:
+        """Close the idle connections to Redis: those made before an outage, or during it, may be
+        dead without a word; commands open new ones."""
+        task = asyncio.get_running_loop().create_task(self.redis.connection_pool.disconnect(inuse_connections=False))
+        self._dropping.add(task)
+        task.add_done_callback(self._dropping.discard)
 
     def post(self, proc: str, item: list[object]) -> None:
         """Send ``item`` to process ``proc`` as this turn of the loop ends (never waits)."""
@@ -181,10 +197,11 @@ class Bus:
     async def _publish(self, proc: str, batch: list[list[object]]) -> int | None:
         """How many processes heard ``batch`` (0: ``proc`` is gone); None when Redis is out of reach
         (the batch is lost)."""
+        started = time.monotonic()
         try:
             return int(await self.redis.publish(self.channel(proc), orjson.dumps(batch)))
         except Exception as exc:
-            self.trouble(exc)
+            self.trouble(exc, started)
             return None
 
     async def alive(self, procs: list[str]) -> set[str]:

@@ -204,10 +204,11 @@ class Node:
     async def _round(self) -> None:
         steps = (self._take_orphans, self._check_links, self._check_hosted, self._share_directory)
         for step in (*steps, self._reload_club):
+            started = time.monotonic()
             try:
                 await step()
             except RedisError as exc:  # logged once by the bus, until Redis is back
-                self.bus.trouble(exc)
+                self.bus.trouble(exc, started)
             except Exception:
                 log.exception("cluster: %s failed; trying again in %g s", step.__name__.strip("_"), self.tick)
 

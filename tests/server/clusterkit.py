@@ -24,6 +24,10 @@ async def plays(client: LiveClient, moves: int) -> None:
             mark = client.mark()
             await client.wait_for(lambda m=mark: client.mark() > m, "the next frame")
             continue
+        mark = client.mark()
         answer = await client.act(move)
+        if answer["t"] == "refused" and answer["d"]["reason"] == "window/stale":  # a bot moved first
+            await client.wait_for(lambda m=mark: client.mark() > m, "the next frame")
+            continue
         assert answer["t"] == "ack", answer
         acked += 1

@@ -101,7 +101,10 @@ async def test_after_a_redis_partition_a_forwarded_socket_is_closed_with_1012_an
                 await _until(lambda: all(bus.down_since is not None for bus in buses), "both processes to notice")
                 proxy.mend()
                 await _until(lambda: all(bus.down_since is None for bus in buses), "both to reach Redis again")
-            await plays(await _attach_again(two, table, token), 3)  # forwarded again
+                await plays(await _attach_again(two, table, token), 3)  # forwarded again
+                said = [r.getMessage() for r in caplog.records if r.name == "sparrow.cluster"]
+    # One line each way per process (what was begun in the partition and fails after it says nothing).
+    assert sorted(line.split(" (")[0] for line in said) == sorted([BACK, BACK, LOST, LOST]), said
 
 
 async def test_a_forwarded_socket_that_either_end_forgot_is_closed_with_1012_or_let_go(tmp_path: Path) -> None:
