@@ -76,6 +76,12 @@ class Leases:
         async with self.engine.begin() as connection:
             return set((await connection.execute(sql, self._params(tables=list(tables)))).scalars())
 
+    async def probe(self) -> None:
+        """A write that changes nothing: it fails while the database cannot be written to (down, or
+        read-only), as any UPDATE does, whatever rows it touches."""
+        async with self.engine.begin() as connection:
+            await connection.execute(text("UPDATE table_leases SET owner = owner WHERE false"))
+
     async def release(self, tables: Collection[str]) -> None:
         """Let ``tables`` go at once (this process stops, or stopped running them): another process
         may take those still unfinished now. The row stays, with its token (so that a later owner's

@@ -242,6 +242,12 @@ class Node:
             )
         self.renewed_at = started
         self.sure_until = started + self.ttl - self.tick  # a margin: the next renewal may be late
+        if self.journal.trouble is not None:
+            # The renewal was a write; a process with no table renews nothing, and without a write of
+            # its own nothing would find that the database writes again (/healthz: 503 for good).
+            if not asked:
+                await self.leases.probe()
+            self.journal.writes_again()
         for table_id in asked & set(self.journal.tokens):
             if table_id not in held:
                 log.error("cluster: table %s is no longer this process's; it stops here", table_id)

@@ -134,6 +134,10 @@ class SqlJournal:
                 log.error("the database cannot write; writes are refused until it can", exc_info=exc)
             self.trouble = f"writes are failing: {type(exc).__name__}: {exc}"[:300]
             raise
+        self.writes_again()
+
+    def writes_again(self) -> None:
+        """A write has succeeded: the trouble, if there was any, is over (said once)."""
         if self.trouble is not None:
             log.warning("the database writes again")
         self.trouble = None

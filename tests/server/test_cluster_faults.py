@@ -16,7 +16,8 @@ from pathlib import Path
 import asyncpg
 import httpx
 import pytest
-from dbkit import PG_ADMIN
+from clubkit import club_server
+from dbkit import PG_ADMIN, REDIS, fresh_database, redis_or_skip
 from sqlalchemy import text
 from test_cluster import TIMERS, _cluster, _human_actions, _Player, _wait
 
@@ -204,3 +205,18 @@ async def test_a_takeover_that_cannot_read_a_table_lets_it_go_and_takes_it_again
             assert p.acked <= stored.get(p.table, 0) <= p.acked + p.unanswered, (p.table, p.acked, p.unanswered)
         await _gapless(url)
     print(f"\na takeover blocked by a table lock: every table played again within {back:.1f} s of the lock's end")
+
+
+async def test_a_process_left_with_no_table_says_it_is_healthy_once_the_database_writes_again(
+    tmp_path: Path,
+) -> None:
+    # A process whose tables all went elsewhere during an outage writes nothing of its own afterwards:
+    # nothing found that the database wrote again, and its /healthz answered 503 for good.
+    await redis_or_skip()
+    async with fresh_database("postgresql", tmp_path) as url, club_server(url, redis=REDIS) as live:
+        live.app.state.lobby.journal.trouble = "writes are failing: the outage this process saw"
+        assert (await live.http.get("/healthz")).status_code == 503
+        async with asyncio.timeout(5):  # the next tick's renewal (of nothing) probes with a write
+            while (await live.http.get("/healthz")).status_code != 200:
+                await asyncio.sleep(0.1)
+        assert live.app.state.lobby.journal.trouble is None

@@ -63,10 +63,10 @@ async def _play(clients: list[LiveClient], actions: int, *, until_between: bool 
         # Everyone asked answers a claim window at once, as people do: an answer in the fair pause is
         # acknowledged only when the pause ends or every person asked has answered (R6.9).
         window: int = movers[0][0].state["clock"]["window"]
-        await asyncio.gather(*(_act(client, move) for client, move in movers))
+        acked = await asyncio.gather(*(_act(client, move) for client, move in movers))
         for c in clients:
             await c.wait_for(lambda c=c, w=window: _held(c, w), "the update")
-        done += len(movers)
+        done += sum(acked)
     return done
 
 
@@ -81,12 +81,18 @@ async def _any_frame(clients: list[LiveClient], mark: list[int], timeout: float)
     return True
 
 
-async def _act(client: LiveClient, move: dict[str, Any]) -> None:
+async def _act(client: LiveClient, move: dict[str, Any]) -> bool:
+    """Make ``move``; whether it was acknowledged. A client that moved on a state the table had
+    already left (its update still on the way: another seat's answer closed the window) is told so,
+    as a person's page would be, and tries again on the next state."""
     answer = await client.act(move)
     while answer["t"] == "refused" and answer["d"]["reason"] == "rate/limited":
         await asyncio.sleep(0.2)  # back off as a client must (10 messages/s): the bucket refills with time
         answer = await client.act(move)
+    if answer["t"] == "refused" and answer["d"]["reason"] in ("action/window_closed", "window/stale"):
+        return False
     assert answer["t"] == "ack", answer
+    return True
 
 
 def _held(client: LiveClient, window: int) -> bool:
