@@ -22,4 +22,7 @@ UVICORN_OPTIONS: dict[str, Any] = {
     # ping every 25 s, a socket silent for 75 s is closed; docs/protocol.md), and at 4,000 sockets
     # uvicorn's would add 200 frames a second each way.
     "ws_ping_interval": None,
+    # On a stop, uvicorn waits this long at most for the connections' tasks to end, then cancels them:
+    # one socket stuck on its way out must not hold a restart (or a test's server) for good.
+    "timeout_graceful_shutdown": 15,
 }
