@@ -95,6 +95,21 @@ async def _act(client: LiveClient, move: dict[str, Any]) -> bool:
     return True
 
 
+async def _at_rest(clients: list[LiveClient]) -> None:
+    """Play on until the table waits on one seat's discard, which no timer moves during a test, and
+    every client holds that decision. A claim window is not at rest: once its fair pause ends it
+    closes by itself (R6.9), so a snapshot taken in it can be overtaken by an update on the way."""
+    for _ in range(50):
+        turns = {((c.game["turn"] or {}).get("phase"), (c.game["turn"] or {}).get("seat")) for c in clients}
+        windows = {c.state["clock"]["window"] for c in clients}
+        if len(turns) == 1 and next(iter(turns))[0] == "turn" and len(windows) == 1:
+            return
+        if await _play(clients, 1) == 0:
+            mark = [len(c.received) for c in clients]
+            await _any_frame(clients, mark, 2)
+    raise AssertionError("the table never came to rest on a seat's turn")
+
+
 def _held(client: LiveClient, window: int) -> bool:
     """Whether ``client`` has held decision ``window`` (tokens are opaque: it may have moved on since)."""
     return any(r.state is not None and r.state["clock"]["window"] == window for r in client.received)
@@ -111,6 +126,7 @@ async def test_sigkill_mid_hand_then_restart_restores_every_seat_exactly(backend
         table, tokens = await _seat_four(server)
         clients = await _connect(server, table, tokens)
         assert await _play(clients, 15) == 15
+        await _at_rest(clients)
         assert (await clients[1].request("chat", {"text": "before the crash"}))["t"] == "ack"
         for c in clients:
             await c.wait_for(lambda c=c: len(c.state["chat"]) == 1, "the chat line")
@@ -143,6 +159,7 @@ async def test_sigterm_and_ctrl_c_close_sockets_with_1012_quietly_and_keep_every
         table, tokens = await _seat_four(server)
         clients = await _connect(server, table, tokens)
         await _play(clients, 6)
+        await _at_rest(clients)
         before = [_comparable(c.state) for c in clients]
         assert server.signal(stop) in statuses
         assert "Traceback" not in (tmp_path / "server.log").read_text()  # a stop asked for is not a crash
