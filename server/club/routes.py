@@ -17,6 +17,7 @@ from server.club.club import MODES, Club
 from server.club.passwords import PASSWORD_MIN
 from server.club.sessions import SESSION_COOKIE, SESSION_MAX_AGE, keep_cookie
 from server.club.store import Member, Session
+from server.https import served_over_https
 from server.lobby import Lobby
 from server.pages import TEMPLATES, page_renderer
 from server.rates.counter import Rates
@@ -62,9 +63,12 @@ def _logged_in(request: Request, who: Member, cookie: str) -> Response:
     return response
 
 
-def _logged_out(answer: dict[str, object]) -> Response:
+def _logged_out(request: Request, answer: dict[str, object]) -> Response:
+    """A JSON answer that has the browser drop the session cookie, with the flags it was set with."""
     response = JSONResponse(answer)
-    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax")
+    response.delete_cookie(
+        SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=served_over_https(request)
+    )
     return response
 
 
@@ -102,7 +106,7 @@ async def logout(request: Request) -> object:
     who, session = member(request), _session(request)
     if who is not None and session is not None:
         await _club(request).logout(who, session)
-    return _logged_out({"logged_out": True})
+    return _logged_out(request, {"logged_out": True})
 
 
 async def sessions(request: Request) -> object:
@@ -117,12 +121,12 @@ async def end_session(request: Request) -> object:
     current = session is not None and any(s["id"] == ref and s["current"] for s in await club.sessions(who, session))
     await club.end_session(who, ref)
     answer: dict[str, object] = {"ended": True, "current": current}
-    return _logged_out(answer) if current else answer
+    return _logged_out(request, answer) if current else answer
 
 
 async def logout_everywhere(request: Request) -> object:
     who = await _club(request).logout_everywhere(_me(request))
-    return _logged_out({"logged_out": True, "everywhere": True, "member": who.to_json()})
+    return _logged_out(request, {"logged_out": True, "everywhere": True, "member": who.to_json()})
 
 
 async def invitation(request: Request) -> object:

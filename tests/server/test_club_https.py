@@ -30,3 +30,8 @@ async def test_a_club_with_an_https_address_sends_secure_cookies_and_hsts_over_a
                 await ann.get("/static/css/sparrow.css"),
             ):
                 assert (answer.headers.get("strict-transport-security") == "max-age=31536000") is https
+            session = welcome.headers["set-cookie"].split(";", 1)[0]  # the browser sends it over HTTPS only
+            logout = await ann.post("/api/club/logout", headers={"cookie": session})
+            assert logout.status_code == 200, logout.text
+            gone = logout.headers["set-cookie"].lower()  # the cookie's deletion carries the same flags
+            assert "sparrow_session=" in gone and "max-age=0" in gone and ("; secure" in gone) is https
