@@ -66,9 +66,7 @@ def _logged_in(request: Request, who: Member, cookie: str) -> Response:
 def _logged_out(request: Request, answer: dict[str, object]) -> Response:
     """A JSON answer that has the browser drop the session cookie, with the flags it was set with."""
     response = JSONResponse(answer)
-    response.delete_cookie(
-        SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=served_over_https(request)
-    )
+    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=served_over_https(request))
     return response
 
 
