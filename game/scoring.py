@@ -262,7 +262,34 @@ def _validate(hand: WinningHand) -> list[int]:
         )
     if not is_win(counts):
         raise ScoringError("not a winning hand: the tiles do not form four sets and a pair (R7.1) or Thirteen Orphans")
+    _validate_win_by(hand, held)
     return counts
+
+
+def _validate_win_by(hand: WinningHand, held: Sequence[int]) -> None:
+    """Refuse facts about how the hand was won that no deal can produce (R3.2, R4.3, R5.2, R6.5, R10.5)."""
+    kongs = sum(1 for m in hand.melds if m.kind is MeldKind.KONG)
+    if hand.loose_kongs < 0:
+        raise ScoringError(f"loose_kongs counts kongs, so it cannot be {hand.loose_kongs}")
+    if hand.loose_kongs and hand.win_by != "loose":
+        raise ScoringError(
+            f"loose_kongs counts kongs whose loose tile won the hand, so win_by must be loose, not {hand.win_by!r}"
+        )
+    if hand.loose_kongs > kongs:
+        raise ScoringError(
+            f"loose_kongs is {hand.loose_kongs} but the hand declares {kongs} kong{'s' if kongs != 1 else ''}"
+            " (R10.5 Twofold Fortune needs two kongs in a row)"
+        )
+    if hand.win_by == "loose" and not kongs and not hand.bonus:
+        raise ScoringError(
+            "a win on a loose tile needs a kong or a bonus tile to replace (R3.2, R4.3), and the hand has neither"
+        )
+    tile = hand.winning_tile
+    if hand.win_by == "robbed_kong" and held[tile] > 1:
+        raise ScoringError(
+            f"robbing a kong of {tile}: the robbed pung and the added tile are all four {tile} (R5.2c, R6.5),"
+            f" so the winner cannot hold {held[tile] - 1} more"
+        )
 
 
 def _only_tile_wait(counts: list[int], hand: WinningHand) -> bool:

@@ -68,6 +68,54 @@ def test_score_refuses_a_bad_hand_saying_why(
     assert message in err
 
 
+CHOWS = {**HAND, "concealed": "123b 456c 789d 234c 55d", "winning_tile": "5d"}
+TWO_KONGS = {
+    **HAND,
+    "concealed": "123b 456c 55d",
+    "melds": [{"kind": "kong", "tiles": "9999c", "exposed": False}, {"kind": "kong", "tiles": "RRRR"}],
+    "winning_tile": "5d",
+}
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        # R10.5: Twofold Fortune needs two kongs in a row; four chows and a pair declare none.
+        ({**CHOWS, "win_by": "loose", "loose_kongs": 2}, "loose_kongs is 2 but the hand declares 0 kongs"),
+        ({**TWO_KONGS, "win_by": "loose", "loose_kongs": 3}, "loose_kongs is 3 but the hand declares 2 kongs"),
+        ({**TWO_KONGS, "win_by": "wall", "loose_kongs": 2}, "win_by must be loose"),
+        ({**CHOWS, "win_by": "loose", "loose_kongs": -1}, "cannot be -1"),
+        # R3.2, R4.3: a loose tile replaces a kong or a bonus tile, nothing else.
+        ({**CHOWS, "win_by": "loose"}, "needs a kong or a bonus tile"),
+        # R6.5: only an added kong is robbed, so its other three tiles lie in the robbed pung.
+        ({**HAND, "win_by": "robbed_kong"}, "robbing a kong of W"),
+        ({**CHOWS, "win_by": "robbed_kong"}, "cannot hold 1 more"),
+        ({**CHOWS, "concealed": "123b 456c 789d 555d 22c", "win_by": "robbed_kong"}, "cannot hold 2 more"),
+    ],
+)
+def test_score_refuses_a_win_no_deal_can_produce(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, doc: dict[str, object], message: str
+) -> None:
+    status, out, err = _run(capsys, tmp_path, "score", doc, "--json")
+    assert status == 2 and out == ""
+    assert message in err
+
+
+def test_score_accepts_the_loose_and_robbed_wins_a_deal_can_produce(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    twofold = _run(capsys, tmp_path, "score", {**TWO_KONGS, "win_by": "loose", "loose_kongs": 2}, "--json")
+    assert twofold[0] == 0 and json.loads(twofold[1])["limit_hand"] == "Twofold Fortune"
+    one_kong = _run(capsys, tmp_path, "score", {**TWO_KONGS, "win_by": "loose", "loose_kongs": 1}, "--json")
+    assert one_kong[0] == 0 and json.loads(one_kong[1])["limit_hand"] is None
+    after_a_flower = _run(capsys, tmp_path, "score", {**CHOWS, "win_by": "loose", "bonus": "2f"}, "--json")
+    assert after_a_flower[0] == 0
+    assert {"rule": "R8.5", "text": "out on a loose tile", "points": 2} in json.loads(after_a_flower[1])["items"]
+    robbed = _run(capsys, tmp_path, "score", {**CHOWS, "winning_tile": "2c", "win_by": "robbed_kong"}, "--json")
+    assert robbed[0] == 0
+    assert {"rule": "R8.5", "text": "robbing the kong", "points": 2} in json.loads(robbed[1])["items"]
+
+
 def test_score_refuses_what_is_not_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     status, _, err = _run(capsys, tmp_path, "score", "{not json", "--json")
     assert status == 2 and "is not JSON" in err
