@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from ua_parser import parse
 
+from server.club.sessions import SESSION_MAX_AGE
 from server.club.store import ClubStore, Session
 
 __all__ = ["SEEN_EVERY", "Logins", "Socket", "device"]
@@ -25,6 +26,7 @@ log = logging.getLogger("sparrow.club")
 SEEN_EVERY = 60.0  # a session's "last seen" is written at most this often (seconds), not on every request
 _KEPT = 10_000  # sessions remembered here; the oldest are forgotten past that (and read again if used)
 _LATE = 300.0  # how far another process's clock may lag ours when `refresh` reads sessions that ended
+_KEEP_ENDED = 24 * 3600.0  # an ended session's row is kept this long (every process has read it by then)
 
 
 class Socket(Protocol):
@@ -63,6 +65,8 @@ class Logins:
         session = Session(secrets.token_urlsafe(32), member, now, now, agent[:200], address[:64])
         await self.store.add_session(session)
         self._remember(session.id, session)
+        # Rows of sessions long ended, or whose cookie has expired, go as new ones come.
+        await self.store.prune_sessions(now - _KEEP_ENDED, now - SESSION_MAX_AGE)
         return session
 
     async def find(self, session_id: str, address: str) -> Session | None:
@@ -88,7 +92,8 @@ class Logins:
         """The member's sessions that have not ended, last seen first."""
         if self.store is None:
             return []
-        found = await self.store.sessions_of(member)
+        expired = self.clock() - SESSION_MAX_AGE  # its cookie no longer logs anyone in
+        found = [s for s in await self.store.sessions_of(member) if s.created >= expired]
         for session in found:  # this process's "last seen" may be newer than the one written
             known = self._known.get(session.id)
             if known is not None and known.seen > session.seen:

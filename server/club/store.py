@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -253,6 +253,15 @@ class ClubStore:
         query = select(SessionRow.id).where(SessionRow.ended_at >= _when(since))
         async with self.engine.connect() as connection:
             return list((await connection.scalars(query)).all())
+
+    async def prune_sessions(self, ended_before: float, created_before: float) -> int:
+        """Delete the sessions that ended before ``ended_before`` or began before ``created_before`` (their
+        cookie has expired); how many went."""
+        gone = delete(SessionRow).where(
+            or_(SessionRow.ended_at < _when(ended_before), SessionRow.created_at < _when(created_before))
+        )
+        async with self.engine.begin() as connection:
+            return (await connection.execute(gone)).rowcount
 
     async def setting(self, key: str) -> dict[str, Any] | None:
         """A stored setting, or None."""

@@ -230,6 +230,33 @@ async def test_a_session_is_read_from_the_database_once_and_last_seen_is_written
         assert [round(when.replace(tzinfo=UTC).timestamp()) for when in stored] == [round(now[0])]
 
 
+async def test_rows_of_sessions_long_ended_or_expired_are_deleted_and_an_expired_one_is_not_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with club_server(f"sqlite+aiosqlite:///{tmp_path / 'c.db'}") as live:
+        club = live.app.state.club
+        now = [club.clock()]
+        club.clock = lambda: now[0]
+
+        async def stored() -> int:
+            async with club.store.engine.connect() as connection:
+                return len((await connection.execute(select(SessionRow.id))).all())
+
+        async with browser(live) as laptop, browser(live) as phone, browser(live) as tablet:
+            await become(laptop, first_admin_code(capsys.readouterr().out))
+            assert (await login(phone, "Ann")).status_code == 200
+            assert (await phone.post("/api/club/logout", json={})).status_code == 200
+            assert await stored() == 2  # ended, but kept a day: other processes read it there
+            now[0] += 2 * 24 * 3600
+            assert (await login(tablet, "Ann")).status_code == 200
+            assert await stored() == 2  # the phone's row went; the laptop's and the tablet's stay
+            now[0] += 29 * 24 * 3600  # the laptop's cookie, 31 days old, no longer logs anyone in
+            listed = (await tablet.get("/api/club/sessions")).json()["sessions"]
+            assert [s["current"] for s in listed] == [True]
+            assert (await login(phone, "Ann")).status_code == 200
+            assert await stored() == 2  # the laptop's row went; the tablet's and the phone's new one stay
+
+
 async def test_whitespace_only_passwords_and_control_characters_are_refused() -> None:
     for bad in (
         " " * 8,
