@@ -1,9 +1,10 @@
 """One-suit hand census (R15.4): how many hands of N tiles of one suit wait on how many ranks.
 
 The hands are count vectors over the ranks 1–9 of one suit, each count 0–4, summing to N
-(1 ≤ N ≤ 14). They are enumerated from the complete side: the complete vectors are built set
-by set (with deduplication at every level), and each complete vector w of N + 1 tiles makes
-``w − one tile of rank r`` wait on r. No other table is needed.
+(0 ≤ N ≤ 17: up to a 16-tile variant's hand plus its winning tile). They are enumerated from
+the complete side: the complete vectors are built set by set (with deduplication at every
+level), and each complete vector w of N + 1 tiles makes ``w − one tile of rank r`` wait on r.
+No other table is needed; the largest census (N = 16) takes about a sixth of a second.
 
 Vectors are ints with one nibble per rank (rank 1 in the lowest nibble). Adding 3 to every
 nibble sets a nibble's top bit exactly when its count passed 4, so one add and one mask test
@@ -20,8 +21,8 @@ from typing import TypedDict, final
 
 __all__ = ["MAX_TILES", "WaitCensus", "CompleteCensus", "census", "hands_count", "complete_vectors"]
 
-MAX_TILES = 14
-"""Largest N the census covers: a whole concealed hand."""
+MAX_TILES = 17
+"""Largest N the census covers: five sets and a pair, the whole hand of a 16-tile variant."""
 
 _RANKS = 9
 _OFFSET = 0x333333333  # 3 in every nibble
@@ -75,7 +76,7 @@ def complete_vectors(tiles: int) -> frozenset[int]:
     >>> len(complete_vectors(2)), 0x111 in complete_vectors(3), 0x3 in complete_vectors(3)
     (9, True, True)
 
-    :raises ValueError: for ``tiles`` ≡ 1 (mod 3), or outside 0–14.
+    :raises ValueError: for ``tiles`` ≡ 1 (mod 3), or outside 0–17.
     """
     if not 0 <= tiles <= MAX_TILES or tiles % 3 == 1:
         raise ValueError(f"complete one-suit vectors have 3k or 3k + 2 tiles (at most {MAX_TILES}), not {tiles}")
@@ -99,20 +100,20 @@ def hands_count(tiles: int) -> int:
 
 
 def census(tiles: int) -> WaitCensus | CompleteCensus:
-    """The R15.4 census for ``tiles`` tiles of one suit (1–14).
+    """The R15.4 census for ``tiles`` tiles of one suit (0–17).
 
     N ≡ 1 (mod 3) gives ``by_waits``; N ≡ 2 gives ``complete`` (sets plus one pair); N ≡ 0 gives
-    ``complete`` meaning N / 3 sets and no pair.
+    ``complete`` meaning N / 3 sets and no pair (the one empty hand of N = 0 is complete: no sets).
 
     >>> census(2)
     {'tiles': 2, 'hands': 45, 'complete': 9}
     >>> census(4)["hands"], census(4)["by_waits"]["3"]  # 4445 is one of the 12: it waits on 3, 5 and 6
     (495, 12)
 
-    :raises ValueError: for ``tiles`` outside 1–14.
+    :raises ValueError: for ``tiles`` outside 0–17.
     """
-    if not 1 <= tiles <= MAX_TILES:
-        raise ValueError(f"the census covers 1 to {MAX_TILES} tiles of one suit, not {tiles}")
+    if not 0 <= tiles <= MAX_TILES:
+        raise ValueError(f"the census covers 0 to {MAX_TILES} tiles of one suit, not {tiles}")
     hands = hands_count(tiles)
     if tiles % 3 != 1:
         return CompleteCensus(tiles=tiles, hands=hands, complete=len(complete_vectors(tiles)))

@@ -12,7 +12,9 @@ from rich.table import Table
 
 from game.hand import counts_of, is_win, shanten, waits
 from game.notation import parse_tiles
-from game.suit_census import MAX_TILES, CompleteCensus, WaitCensus, census
+from game.suit_census import MAX_TILES as CENSUS_MAX_TILES
+from game.suit_census import CompleteCensus, WaitCensus, census
+from game.suit_tables import MAX_TILES
 from game.tiles import Tile
 from server.cli.arguments import whole_number
 
@@ -36,8 +38,8 @@ For N tiles of one suit (ranks 1-9, four copies each): the number of distinct ha
 - N = 3k+1: how many are completed (sets plus one pair) by exactly 0, 1, ..., 9 of the nine ranks;
 - N = 3k+2: how many are complete as sets plus one pair;
 - N = 3k: how many are complete as N/3 sets with no pair.
-N = 13 reproduces R15.4. --json prints one object: {"tiles", "hands", "by_waits"} or
-{"tiles", "hands", "complete"}.
+N runs from 0 to 17 (16-tile variants hold five sets and a pair); N = 13 reproduces R15.4.
+--json prints one object: {"tiles", "hands", "by_waits"} or {"tiles", "hands", "complete"}.
 """
 
 
@@ -74,10 +76,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     suit_parser.add_argument(
         "--tiles",
-        type=whole_number(1, MAX_TILES, "a whole number of tiles"),
+        type=whole_number(0, CENSUS_MAX_TILES, "a whole number of tiles"),
         required=True,
         metavar="N",
-        help="tiles in the hand, 1-14",
+        help=f"tiles in the hand, 0-{CENSUS_MAX_TILES}",
     )
     suit_parser.add_argument("--json", action="store_true", help="print one JSON object")
     suit_parser.set_defaults(func=run_suit)
@@ -200,6 +202,6 @@ def _waits_table(result: WaitCensus) -> Table:
 def _complete_table(result: CompleteCensus) -> Table:
     tiles = result["tiles"]
     table = _new_table(tiles, result["hands"], "complete as")
-    meaning = "sets + one pair" if tiles % 3 == 2 else f"{tiles // 3} sets, no pair"
+    meaning = "sets + one pair" if tiles % 3 == 2 else f"{tiles // 3} sets, no pair" if tiles else "empty: no sets"
     table.add_row(meaning, f"{result['complete']:,}", f"{result['complete'] / result['hands']:.2%}")
     return table

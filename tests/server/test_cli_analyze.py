@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from game.suit_census import census, hands_count
 from server.cli import main
 
 R15_4 = {"0": 53530, "1": 14067, "2": 14493, "3": 6739, "4": 2948, "5": 1335, "6": 392, "7": 79, "8": 16, "9": 1}
@@ -34,13 +35,32 @@ def test_suit_census_of_complete_sizes(capsys: pytest.CaptureFixture[str]) -> No
     assert json.loads(capsys.readouterr().out) == {"tiles": 2, "hands": 45, "complete": 9}
 
 
-@pytest.mark.parametrize("tiles", ["0", "15", "x"])
-def test_suit_census_refuses_sizes_outside_one_to_fourteen(tiles: str, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("tiles", range(18))
+def test_suit_census_answers_every_size_from_zero_to_seventeen(tiles: int, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "suit", "--tiles", str(tiles), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result == census(tiles) and result["hands"] == hands_count(tiles)
+    counted = sum(result["by_waits"].values()) if tiles % 3 == 1 else result["complete"]
+    assert 0 < counted <= result["hands"]
+
+
+def test_suit_census_tables_for_sixteen_tile_variants(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "suit", "--tiles", "16"]) == 0
+    out = capsys.readouterr().out
+    assert f"One-suit hands of 16 tiles: {hands_count(16):,}" in out and "ranks that complete it" in out
+    assert main(["analyze", "suit", "--tiles", "17"]) == 0
+    assert "sets + one pair" in capsys.readouterr().out
+    assert main(["analyze", "suit", "--tiles", "0"]) == 0
+    assert "One-suit hands of 0 tiles: 1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("tiles", ["-1", "18", "x"])
+def test_suit_census_refuses_sizes_outside_zero_to_seventeen(tiles: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["analyze", "suit", "--tiles", tiles])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert "--tiles" in err and ("1 to 14" in err or "whole number" in err)
+    assert "--tiles" in err and ("0 to 17" in err or "whole number" in err)
 
 
 def test_waits_json_of_nine_gates(capsys: pytest.CaptureFixture[str]) -> None:
