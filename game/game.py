@@ -24,6 +24,7 @@ __all__ = ["Game", "GamePhase", "Outcome", "replay"]
 
 WallSource = Callable[[int], Wall]
 _READY = Action(ActionType.READY)
+NINE_WINS = 9  # R16: the dealer's ninth win in a row is a limit hand
 
 
 class GamePhase(StrEnum):
@@ -110,6 +111,21 @@ class Game:
         s = self.scores
         return Outcome((s[0], s[1], s[2], s[3]), len(self.results))
 
+    def dealer_streak(self) -> int:
+        """How many deals in a row the present dealer has won since the deal came to them (a
+        wash-out that keeps the deal neither counts nor breaks the run), for R16's ninth win."""
+        dealer, streak = 0, 0
+        for result in self.results:
+            if result.winner is None:
+                if self.rules.dealer_keeps_on_washout:
+                    continue
+                dealer, streak = (dealer + 1) % 4, 0
+            elif result.winner == dealer and not (self.rules.nine_wins_limit and streak + 1 >= NINE_WINS):
+                streak += 1
+            else:
+                dealer, streak = (dealer + 1) % 4, 0
+        return streak
+
     # ------------------------------------------------------------- apply
     def apply(self, seat: int, action: Action | Mapping[str, object] | str) -> list[Event]:
         """Apply one seat's action and return the events it caused.
@@ -175,9 +191,10 @@ class Game:
         deal = deal or self.deal
         result = deal.result
         assert result is not None
+        streak = self.dealer_streak()
         self.results.append(result)
         self.deal_number += 1
-        self.reckoning = reckon(deal)
+        self.reckoning = reckon(deal, streak)
         for seat, change in enumerate(self.reckoning.settlement.changes):
             self.scores[seat] += change
         end = next(e for e in reversed(events) if e["type"] == "deal_end")
@@ -185,7 +202,9 @@ class Game:
         if result.termination is Termination.WASH_OUT:
             passes = not self.rules.dealer_keeps_on_washout
         else:
-            passes = result.winner != self.dealer
+            # R16: after the dealer's ninth win in a row the deal passes all the same
+            ninth = self.rules.nine_wins_limit and streak + 1 >= NINE_WINS
+            passes = result.winner != self.dealer or ninth
         if passes:
             self.dealer = (self.dealer + 1) % 4
             self.passes += 1

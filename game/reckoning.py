@@ -30,8 +30,9 @@ class Reckoning:
         }
 
 
-def reckon(deal: Deal) -> Reckoning:
-    """Score and settle a finished deal.
+def reckon(deal: Deal, dealer_streak: int = 0) -> Reckoning:
+    """Score and settle a finished deal; ``dealer_streak`` is how many deals in a row the dealer
+    had won before this one (R16 ``nine_wins_limit``).
 
     :raises ValueError: if the deal is not over.
     """
@@ -58,6 +59,7 @@ def reckon(deal: Deal) -> Reckoning:
                 last_tile=result.last_tile,
                 first_turn=result.first_turn,
                 loose_kongs=result.loose_kongs,
+                dealer_streak=dealer_streak if seat == deal.dealer else 0,
             )
             scores.append(score_win(hand, rules))
         else:

@@ -41,6 +41,17 @@ class Rules:
     payment: Literal["all", "discarder"] = "all"  # R11.1, or R14's payment by the discarder
     earthly_self_drawn: bool = False  # R14: Earthly Hand also self-drawn in a non-dealer's first turn
     claim_pause: bool = False  # R6.9: every discard (and added kong) opens a window for every other seat
+    pair_wait_points: bool = False  # R16: +2 (simples) / +4 (majors) when the winning tile completes the pair
+    own_bonus: Literal["each", "both"] = "each"  # R9 (each 1 double), R16 (1 double only for both together)
+    three_concealed_pungs: bool = False  # R16: 1 double for three concealed pungs or kongs, on every hand
+    majors_double: bool = False  # R16: 1 double for a winning hand of terminals and honours only
+    loose_tile_double: bool = False  # R16: 1 double for a win on a loose tile
+    robbing_double: bool = False  # R16: robbing the kong is 1 double instead of 2 points
+    dragon_wind_doubles: bool = False  # R16: little/big three dragons, little/big four joys on every hand
+    loser_pairs: Literal["best", "all"] = "best"  # R11.2 (the best pair) or R16 (every pair)
+    claimed_kong_concealed: bool = False  # R16: a kong claimed with three concealed counts as concealed
+    special_hands: Literal["none", "dmjl"] = "none"  # R16: the book's own limit hands
+    nine_wins_limit: bool = False  # R16: the dealer's ninth win in a row is a limit hand; the deal passes
 
     def __post_init__(self) -> None:
         for name, allowed in _ALLOWED.items():
@@ -80,11 +91,11 @@ class Rules:
 
     def canonical(self) -> str:
         """Stable text of every option, for digests. An option added later is left out while it has
-        its default (off), so the versions and digests of rules without it stay what they were.
+        its default, so the versions and digests of rules without it stay what they were.
         """
         options = self.to_json()
-        for name in _LATER:
-            if options[name] is False:
+        for name, default in _LATER.items():
+            if options[name] == default and type(options[name]) is type(default):
                 del options[name]
         return json.dumps(options, sort_keys=True, separators=(",", ":"))
 
@@ -93,7 +104,21 @@ class Rules:
 # thousands of limit hands either way (docs/protocol.md, "Limits").
 STARTING_SCORE = range(0, 1_000_001)
 
-_LATER = ("claim_pause",)  # options added after games were stored: see `Rules.canonical`
+# Options added after games were stored, with their defaults: see `Rules.canonical`.
+_LATER: dict[str, object] = {
+    "claim_pause": False,
+    "pair_wait_points": False,
+    "own_bonus": "each",
+    "three_concealed_pungs": False,
+    "majors_double": False,
+    "loose_tile_double": False,
+    "robbing_double": False,
+    "dragon_wind_doubles": False,
+    "loser_pairs": "best",
+    "claimed_kong_concealed": False,
+    "special_hands": "none",
+    "nine_wins_limit": False,
+}
 
 _ALLOWED: dict[str, type | range | tuple[object, ...]] = {
     "flowers": bool,
@@ -118,4 +143,15 @@ _ALLOWED: dict[str, type | range | tuple[object, ...]] = {
     "payment": ("all", "discarder"),
     "earthly_self_drawn": bool,
     "claim_pause": bool,
+    "pair_wait_points": bool,
+    "own_bonus": ("each", "both"),
+    "three_concealed_pungs": bool,
+    "majors_double": bool,
+    "loose_tile_double": bool,
+    "robbing_double": bool,
+    "dragon_wind_doubles": bool,
+    "loser_pairs": ("best", "all"),
+    "claimed_kong_concealed": bool,
+    "special_hands": ("none", "dmjl"),
+    "nine_wins_limit": bool,
 }

@@ -24,6 +24,24 @@ RULESETS: dict[str, Rules] = {
         payment="discarder",
         earthly_self_drawn=True,
     ),
+    # R16: the Deutsche Mah-Jongg Liga's book, as KDE Kajongg scores it (docs/scoring.md says where
+    # the book and Kajongg part and which one Sparrow follows).
+    "dmjl": Rules(
+        dead_wall=16,
+        pao=False,
+        no_points_double=True,
+        pair_wait_points=True,
+        own_bonus="both",
+        three_concealed_pungs=True,
+        majors_double=True,
+        loose_tile_double=True,
+        robbing_double=True,
+        dragon_wind_doubles=True,
+        loser_pairs="all",
+        claimed_kong_concealed=True,
+        special_hands="dmjl",
+        nine_wins_limit=True,
+    ),
 }
 
 

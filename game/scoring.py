@@ -121,6 +121,7 @@ class WinningHand:
     last_tile: bool = False
     first_turn: bool = False
     loose_kongs: int = 0
+    dealer_streak: int = 0  # the dealer's wins in a row before this one (R16 ``nine_wins_limit``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +129,11 @@ class _Set:
     kind: MeldKind
     tile: Tile
     concealed: bool
+    claimed_kong: bool = False  # a kong claimed from a discard with three held concealed (R16)
+
+    def hidden(self, rules: Rules) -> bool:
+        """Concealed for the patterns that ask for concealed sets: R16 counts a claimed kong too."""
+        return self.concealed or (rules.claimed_kong_concealed and self.claimed_kong)
 
     @property
     def is_pung(self) -> bool:
@@ -139,8 +145,17 @@ class _Set:
         return (self.tile,) * (4 if self.kind is MeldKind.KONG else 3)
 
 
+def _is_claimed_kong(m: Meld) -> bool:
+    return m.kind is MeldKind.KONG and not m.concealed and not m.added and m.claimed is not None
+
+
 def _meld_sets(melds: Iterable[Meld]) -> list[_Set]:
-    return [_Set(m.kind, m.tiles[0], m.concealed) for m in melds]
+    return [_Set(m.kind, m.tiles[0], m.concealed, _is_claimed_kong(m)) for m in melds]
+
+
+def _hand_concealed(melds: Iterable[Meld], rules: Rules) -> bool:
+    """R7.6: no set claimed from a discard (R16: a claimed kong does not count as claimed)."""
+    return all(m.concealed or (rules.claimed_kong_concealed and _is_claimed_kong(m)) for m in melds)
 
 
 # ----------------------------------------------------------------------------- shared pieces
@@ -194,8 +209,12 @@ def _bonus_items(bonus: Sequence[Tile], seat_wind: Tile, rules: Rules) -> tuple[
     ]
     number = seat_wind - Tile.EAST + 1
     doubles = []
-    for t in bonus:
-        if t.rank == number:
+    own = [t for t in bonus if t.rank == number]
+    if rules.own_bonus == "both":
+        if len(own) == 2:
+            doubles.append(Item("R16.4", "own flower and own season", doubles=1))
+    else:
+        for t in own:
             kind = "flower" if t < Tile.SEASON1 else "season"
             doubles.append(Item("R9", f"{tile_name(t).split(' (')[0]} (own {kind})", doubles=1))
     held = set(bonus)
@@ -314,9 +333,9 @@ def _hand_items(counts: list[int], hand: WinningHand, rules: Rules) -> tuple[lis
         points.append(Item("R8.5", "only-tile wait", points=2))
     if hand.win_by == "loose":
         points.append(Item("R8.5", "out on a loose tile", points=2))
-    if hand.win_by == "robbed_kong":
+    if hand.win_by == "robbed_kong" and not rules.robbing_double:
         points.append(Item("R8.5", "robbing the kong", points=2))
-    concealed = all(m.concealed for m in hand.melds)  # R7.6
+    concealed = _hand_concealed(hand.melds, rules)  # R7.6
     if rules.concealed_discard_points and concealed and hand.win_by in _ON_A_DISCARD:
         points.append(Item("R14", "concealed hand won on a discard", points=rules.concealed_discard_points))
     doubles = bonus_doubles
@@ -325,11 +344,16 @@ def _hand_items(counts: list[int], hand: WinningHand, rules: Rules) -> tuple[lis
     if hand.last_tile:
         text = "won on the last tile of the live wall" if hand.win_by in _SELF_DRAWN else "won on the last discard"
         doubles.append(Item("R9", text, doubles=1))
+    if rules.loose_tile_double and hand.win_by == "loose":
+        doubles.append(Item("R16.3", "won on a loose tile", doubles=1))
+    if rules.robbing_double and hand.win_by == "robbed_kong":
+        doubles.append(Item("R16.3", "robbing the kong", doubles=1))
     return points, doubles
 
 
-def _pattern_doubles(sets: Sequence[_Set], pair: Tile, tiles: Sequence[Tile]) -> list[Item]:
-    """R9 patterns of the whole hand: no chows, flushes, little three dragons."""
+def _pattern_doubles(sets: Sequence[_Set], pair: Tile, tiles: Sequence[Tile], rules: Rules) -> list[Item]:
+    """R9 patterns of the whole hand: no chows, flushes, little three dragons (R16: terminals and
+    honours only; the dragon and wind patterns are scored on every hand by :func:`_every_hand_doubles`)."""
     items = []
     if all(s.is_pung for s in sets):
         items.append(Item("R9", "no chows", doubles=1))
@@ -340,8 +364,31 @@ def _pattern_doubles(sets: Sequence[_Set], pair: Tile, tiles: Sequence[Tile]) ->
     elif len(suits) == 1:
         items.append(Item("R9", "full flush", doubles=3))
     dragon_sets = sum(1 for s in sets if s.is_pung and s.tile.is_dragon)
-    if dragon_sets == 2 and pair.is_dragon:
+    if dragon_sets == 2 and pair.is_dragon and not rules.dragon_wind_doubles:
         items.append(Item("R9", "little three dragons", doubles=1))
+    if rules.majors_double and all(t.is_terminal or t.is_honour for t in tiles):
+        items.append(Item("R16.2", "only terminals and honours", doubles=1))
+    return items
+
+
+def _every_hand_doubles(sets: Sequence[_Set], pairs: Sequence[Tile], rules: Rules) -> list[Item]:
+    """R16.4: doubles a loser's hand earns as well as the winner's: three concealed pungs, the
+    dragon and wind patterns (``pairs`` are the hand's pairs: a winner's one, a loser's every one)."""
+    items = []
+    pungs = [s for s in sets if s.is_pung]
+    if rules.three_concealed_pungs and sum(1 for s in pungs if s.hidden(rules)) >= 3:
+        items.append(Item("R16.4", "three concealed pungs", doubles=1))
+    if rules.dragon_wind_doubles:
+        dragons = sum(1 for s in pungs if s.tile.is_dragon)
+        winds = sum(1 for s in pungs if s.tile.is_wind)
+        if dragons == 3:
+            items.append(Item("R16.4", "big three dragons", doubles=2))
+        elif dragons == 2 and any(p.is_dragon for p in pairs):
+            items.append(Item("R16.4", "little three dragons", doubles=1))
+        if winds == 4:
+            items.append(Item("R16.4", "big four joys", doubles=2))
+        elif winds == 3 and any(p.is_wind for p in pairs):
+            items.append(Item("R16.4", "little four joys", doubles=1))
     return items
 
 
@@ -384,26 +431,59 @@ def _limit_hands(
     if sum(1 for s in pungs if s.tile.is_dragon) == 3:
         found.append(("Big Three Dragons", "R10.5", full))
     wind_sets = sum(1 for s in pungs if s.tile.is_wind)
-    if wind_sets == 3 and pair.is_wind:
+    if wind_sets == 3 and pair.is_wind and not rules.dragon_wind_doubles:  # R16.4: a double there
         found.append(("Little Four Winds", "R10.5", full))
     if wind_sets == 4:
         found.append(("Big Four Winds", "R10.5", full))
     if all(t in GREENS for t in tiles):
         found.append(("All Green", "R10.5", full))
-    if len(pungs) == 4 and all(s.concealed for s in pungs):
-        found.append(("Four Concealed Pungs", "R10.5", full))
+    if len(pungs) == 4 and all(s.hidden(rules) for s in pungs):
+        if rules.special_hands != "dmjl":
+            found.append(("Four Concealed Pungs", "R10.5", full))
+        elif hand.win_by in _SELF_DRAWN:  # R16.5: Hidden Treasure is self-drawn
+            found.append(("Hidden Treasure", "R16.5", full))
     if hand.loose_kongs >= 2 and hand.win_by == "loose":
         found.append(("Twofold Fortune", "R10.5", full))
+    if rules.special_hands == "dmjl":
+        found += _dmjl_limit_hands(tiles, hand, rules)
+    if rules.nine_wins_limit and hand.dealer and hand.dealer_streak >= 8:
+        found.append(("East's Ninth Win in a Row", "R16.5", full))
     return found
 
 
-def _arrangements(counts: list[int], hand: WinningHand) -> Iterable[tuple[list[_Set], Tile | None]]:
-    """Every decomposition with every choice of where the winning tile sits (R7.4); a set that
-    the winning discard completes is exposed (R8.2). Thirteen Orphans yields one arrangement, no pair.
+def _dmjl_limit_hands(tiles: Sequence[Tile], hand: WinningHand, rules: Rules) -> list[tuple[str, str, int]]:
+    """R16.5: the DMJL book's own limit hands."""
+    found: list[tuple[str, str, int]] = []
+    full = rules.limit
+    suits = {t // 9 for t in tiles if t < 27}
+    flush = len(suits) == 1 and not any(t.is_honour for t in tiles)
+    if flush:
+        ranks = [0] * 10
+        for t in tiles:
+            ranks[t % 9 + 1] += 1
+        middle = ranks[2:9]
+        doubled = [r for r in (2, 5, 8) if ranks[r] == 2]
+        if ranks[1] >= 3 and ranks[9] >= 3 and len(doubled) == 1 and sum(middle) == 8 and min(middle) == 1:
+            found.append(("Squirming Snake", "R16.5", full))
+        if hand.win_by in _SELF_DRAWN and _hand_concealed(hand.melds, rules):
+            found.append(("Concealed True Color Game", "R16.5", full))
+    if hand.win_by == "loose" and hand.winning_tile == Tile.parse("5d"):
+        found.append(("Gathering the Plum Blossom from the Roof", "R16.5", full))
+    if hand.win_by == "wall" and hand.last_tile and hand.winning_tile == Tile.parse("1d"):
+        found.append(("Plucking the Moon from the Bottom of the Sea", "R16.5", full))
+    if hand.win_by == "robbed_kong" and hand.winning_tile == Tile.parse("2b"):
+        found.append(("Scratching a Carrying Pole", "R16.5", full))
+    return found
+
+
+def _arrangements(counts: list[int], hand: WinningHand) -> Iterable[tuple[list[_Set], Tile | None, bool]]:
+    """Every decomposition with every choice of where the winning tile sits (R7.4), and whether it
+    completed the pair; a set that the winning discard completes is exposed (R8.2). Thirteen Orphans
+    yields one arrangement, no pair.
     """
     melds = _meld_sets(hand.melds)
     if not hand.melds and is_thirteen_orphans(counts):
-        yield melds, None
+        yield melds, None, False
         return
     wt = hand.winning_tile
     on_discard = hand.win_by in _ON_A_DISCARD
@@ -419,7 +499,7 @@ def _arrangements(counts: list[int], hand: WinningHand) -> Iterable[tuple[list[_
             sets = list(concealed)
             if on_discard and place >= 0 and sets[place].is_pung:
                 sets[place] = _Set(sets[place].kind, sets[place].tile, False)
-            yield sets + melds, d.pair
+            yield sets + melds, d.pair, place == -1
 
 
 def score_win(hand: WinningHand, rules: Rules) -> Score:
@@ -434,19 +514,25 @@ def score_win(hand: WinningHand, rules: Rules) -> Score:
         tiles.extend(m.tiles)
     hand_points, hand_doubles = _hand_items(counts, hand, rules)
     best: Score | None = None
-    for sets, pair in _arrangements(counts, hand):
+    for sets, pair, in_pair in _arrangements(counts, hand):
         items = list(hand_points)
         shape_points = [item for s in sets if (item := _set_item(s)) is not None]
         pair_item = None if pair is None else _pair_item(pair, hand.seat_wind, hand.round_wind, rules)
         if pair_item is not None:
             shape_points.append(pair_item)
         items[1:1] = shape_points  # after "going Mah-Jong", before bonus tiles and winning bonuses
+        if in_pair and rules.pair_wait_points and pair is not None:
+            major = not pair.is_simple
+            text = f"winning tile completes the pair of {'terminals or honours' if major else 'simples'}"
+            items.append(Item("R16.1", text, points=4 if major else 2))
         items += hand_doubles
         items += _honour_set_doubles(sets, hand.seat_wind, hand.round_wind)
         if pair is not None:
-            items += _pattern_doubles(sets, pair, tiles)
+            items += _pattern_doubles(sets, pair, tiles, rules)
+            items += _every_hand_doubles(sets, [pair], rules)
             if rules.no_points_double and not shape_points:
-                items.append(Item("R14", "no points from sets and pair", doubles=1))
+                rule = "R16.2" if rules.special_hands == "dmjl" else "R14"
+                items.append(Item(rule, "no points from sets and pair", doubles=1))
         limits = _limit_hands(sets, pair, tiles, counts, hand, rules)
         points = sum(i.points for i in items)
         doubles = sum(i.doubles for i in items)
@@ -482,17 +568,16 @@ def score_loser(
     # Chows score nothing, so the best arrangement takes every concealed pung it can …
     sets += [_Set(MeldKind.PUNG, TILES[k], True) for k in range(NUM_PLAYING_KINDS) if counts[k] >= 3]
     items = [item for s in sets if (item := _set_item(s)) is not None]
-    # … and the one pair that scores most among the tiles left in twos.
-    pairs = [
-        p
-        for k in range(NUM_PLAYING_KINDS)
-        if counts[k] == 2
-        if (p := _pair_item(TILES[k], seat_wind, round_wind, rules))
-    ]
-    if pairs:
+    # … and the one pair that scores most among the tiles left in twos (R16: every such pair).
+    held_pairs = [TILES[k] for k in range(NUM_PLAYING_KINDS) if counts[k] == 2]
+    pairs = [p for t in held_pairs if (p := _pair_item(t, seat_wind, round_wind, rules))]
+    if pairs and rules.loser_pairs == "all":
+        items += pairs
+    elif pairs:
         items.append(max(pairs, key=lambda i: i.points))
     bonus_points, bonus_doubles = _bonus_items(bonus, seat_wind, rules)
     items += bonus_points
     items += _honour_set_doubles(sets, seat_wind, round_wind)
+    items += _every_hand_doubles(sets, held_pairs, rules)
     items += bonus_doubles
     return _finish(items, rules)

@@ -91,7 +91,10 @@ def _meld(raw: object, index: int) -> Meld:
         raise InputError(f"melds[{index}]: bonus tiles are never part of a set")
     if not exposed and kind is not MeldKind.KONG:
         raise InputError(f"melds[{index}]: only a kong can be declared concealed")
-    return Meld(kind, tiles, concealed=not exposed)
+    claimed = _field(raw, "claimed", bool, False)
+    if claimed and (kind is not MeldKind.KONG or not exposed):
+        raise InputError(f"melds[{index}]: only an exposed kong is claimed from a discard with three held (R6.1)")
+    return Meld(kind, tiles, concealed=not exposed, claimed=tiles[0] if claimed else None)
 
 
 def _common(

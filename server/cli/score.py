@@ -19,7 +19,9 @@ _SCORE_EPILOG = """\
 input (one JSON object):
   {"concealed": "234b 55d WWW",        concealed tiles, including the winning tile
    "melds": [{"kind": "pung", "tiles": "RRR", "exposed": true},
-             {"kind": "kong", "tiles": "9999c", "exposed": false}],   declared sets
+             {"kind": "kong", "tiles": "9999c", "exposed": false},
+             {"kind": "kong", "tiles": "EEEE", "claimed": true}],   declared sets
+             ("claimed": a kong claimed from a discard with three held; R16 counts it concealed)
    "bonus": "1f 3s", "winning_tile": "W", "win_by": "wall|discard|loose|robbed_kong",
    "last_tile": false, "seat_wind": "S", "round_wind": "E", "dealer": false,
    "first_turn": false, "loose_kongs": 0, "ruleset": "classical", "overrides": {"limit": 1000}}
