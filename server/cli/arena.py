@@ -19,9 +19,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from game.arena import ROTATIONS, BotFigures, Tally, WallResult, check_bots, play_wall, walls_for
+from game.arena import ARENA_RULES, ROTATIONS, BotFigures, Tally, WallResult, check_bots, play_wall, walls_for
 from game.hand import standard_shanten
-from server.cli.arguments import whole_number
+from game.rules import Rules
+from game.rulesets import ruleset
+from server.cli.arguments import ruleset_name, whole_number
 
 __all__ = ["register", "run_arena"]
 
@@ -51,6 +53,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--seed", default="0", metavar="S", help="seed of the whole run (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
+        "--ruleset",
+        type=ruleset_name,
+        default="classical",
+        metavar="NAME",
+        help="the rules to play by (default classical)",
+    )
+    p.add_argument(
         "--jobs",
         type=whole_number(1),
         default=os.cpu_count() or 1,
@@ -67,15 +76,20 @@ def _bot_names(text: str) -> tuple[str, str, str, str]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _play_wall(bots: tuple[str, ...], seed: str, wall: int) -> WallResult:
-    return play_wall(bots, seed, wall, clock=time.perf_counter)
+def _play_wall(bots: tuple[str, ...], seed: str, rules: Rules, wall: int) -> WallResult:
+    return play_wall(bots, seed, wall, rules, clock=time.perf_counter)
 
 
 def run_arena(
-    bots: tuple[str, ...], hands: int, seed: str, jobs: int = 1, on_wall: Callable[[Tally], None] | None = None
+    bots: tuple[str, ...],
+    hands: int,
+    seed: str,
+    jobs: int = 1,
+    on_wall: Callable[[Tally], None] | None = None,
+    rules: Rules = ARENA_RULES,
 ) -> Tally:
-    """Play ``hands`` hands (rounded up to whole walls) over ``jobs`` processes; ``on_wall`` is called
-    with the running tally after each wall.
+    """Play ``hands`` hands (rounded up to whole walls) by ``rules`` over ``jobs`` processes;
+    ``on_wall`` is called with the running tally after each wall.
 
     :raises ValueError: if the bot names are not four known bots.
     """
@@ -83,7 +97,7 @@ def run_arena(
     walls = walls_for(hands)
     standard_shanten([1] * 13 + [0] * 21)  # load the shanten tables once, before the processes fork
     tally = Tally()
-    task = functools.partial(_play_wall, tuple(bots), seed)
+    task = functools.partial(_play_wall, tuple(bots), seed, rules)
     with _pool(jobs, walls) as results:
         for result in results(task, range(walls)):
             tally.add(result)  # in wall order, so the sums are the same for any number of processes
@@ -131,7 +145,10 @@ def run(args: argparse.Namespace) -> int:
         disable=args.json or not console.is_terminal,
     ) as progress:
         task = progress.add_task("hands", total=played)
-        tally = run_arena(bots, args.hands, args.seed, args.jobs, lambda t: progress.update(task, completed=t.hands))
+        rules = ruleset(args.ruleset, {"claim_pause": False}).rules
+        tally = run_arena(
+            bots, args.hands, args.seed, args.jobs, lambda t: progress.update(task, completed=t.hands), rules
+        )
     elapsed = max(time.perf_counter() - started, 1e-9)
     figures = tally.figures()
     speed = tally.hands / elapsed

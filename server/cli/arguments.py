@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-__all__ = ["whole_number"]
+from game.rulesets import RULESETS
+
+__all__ = ["ruleset_name", "whole_number"]
 
 
 def whole_number(low: int, high: int | None = None, what: str = "a whole number") -> Callable[[str], int]:
@@ -22,3 +24,10 @@ def whole_number(low: int, high: int | None = None, what: str = "a whole number"
         return value
 
     return parse
+
+
+def ruleset_name(text: str) -> str:
+    """An argparse ``type`` accepting the name of a ruleset (R13, R14, R16)."""
+    if text not in RULESETS:
+        raise argparse.ArgumentTypeError(f"unknown ruleset {text!r}; rulesets are {', '.join(RULESETS)}")
+    return text

@@ -46,9 +46,14 @@ def _field(data: Mapping[str, object], name: str, kind: type, default: object = 
     return value
 
 
-def rules_of(data: Mapping[str, object]) -> Rules:
-    """The ruleset named in ``data`` (default classical) with its overrides."""
-    name = _field(data, "ruleset", str, "classical")
+def rules_of(data: Mapping[str, object], named: str | None = None) -> Rules:
+    """The ruleset named in ``data`` (else ``named``, else classical) with its overrides.
+
+    :raises InputError: if ``data`` and ``named`` name different rulesets.
+    """
+    name = _field(data, "ruleset", str, named or "classical")
+    if named is not None and name != named:
+        raise InputError(f"the document's ruleset {name!r} is not --ruleset {named!r}")
     overrides = _field(data, "overrides", dict, {})
     assert isinstance(name, str) and isinstance(overrides, dict)
     try:

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from game.scoring import Score, ScoringError, score_loser, score_win
 from game.settlement import settle
+from server.cli.arguments import ruleset_name
 from server.cli.jsoninput import InputError, loser_hand, read_document, rules_of, winning_hand
 
 __all__ = ["register"]
@@ -64,6 +65,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         )
         p.add_argument("source", metavar="FILE", help='a JSON file, or "-" for standard input')
         p.add_argument("--json", action="store_true", help="print one JSON object")
+        p.add_argument(
+            "--ruleset",
+            type=ruleset_name,
+            metavar="NAME",
+            help='the rules to score by, when the document names none ("ruleset"); default classical',
+        )
         p.set_defaults(func=func)
 
 
@@ -76,7 +83,7 @@ def run_score(args: argparse.Namespace) -> int:
     """Score the hand in ``args.source``."""
     try:
         data = read_document(args.source)
-        rules = rules_of(data)
+        rules = rules_of(data, args.ruleset)
         if data.get("loser") is True:
             score = score_loser(*loser_hand(data, rules), rules=rules)
         else:
@@ -111,7 +118,7 @@ def run_settle(args: argparse.Namespace) -> int:
     """Settle the deal in ``args.source``."""
     try:
         data = read_document(args.source)
-        rules = rules_of(data)
+        rules = rules_of(data, args.ruleset)
         values = data.get("values")
         if not isinstance(values, list) or len(values) != 4 or not all(isinstance(v, int) for v in values):
             raise InputError("values must be a list of four whole numbers")

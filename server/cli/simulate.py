@@ -10,8 +10,8 @@ import time
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from game import Rules
-from server.cli.arguments import whole_number
+from game.rulesets import ruleset
+from server.cli.arguments import ruleset_name, whole_number
 from server.cli.selfplay import SelfPlay, play_deals
 
 __all__ = ["register"]
@@ -28,6 +28,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--hands", type=whole_number(1), required=True, metavar="N", help="deals to play")
     p.add_argument("--seed", default="0", metavar="S", help="seed of the whole run (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--ruleset",
+        type=ruleset_name,
+        default="classical",
+        metavar="NAME",
+        help="the rules to play by (default classical)",
+    )
     p.set_defaults(func=run)
 
 
@@ -46,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         disable=not console.is_terminal,
     ) as progress:
         task = progress.add_task("deals", total=args.hands)
-        for totals in play_deals(args.hands, args.seed, Rules()):
+        for totals in play_deals(args.hands, args.seed, ruleset(args.ruleset).rules):
             progress.update(task, completed=totals.hands)
     elapsed = max(time.perf_counter() - started, 1e-9)
     e = totals.endings

@@ -145,3 +145,28 @@ def test_settle_refuses_bad_documents(
 ) -> None:
     status, _, err = _run(capsys, tmp_path, "settle", doc, "--json")
     assert status == 2 and message in err
+
+
+def test_score_with_ruleset_dmjl_scores_the_books_items(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # R16.1, R16.3, R16.5, R16.6: a claimed kong, then the 5 of dots as the loose tile
+    doc = {
+        "concealed": "234b 678c 55d 567d",
+        "melds": [{"kind": "kong", "tiles": "WWWW", "claimed": True}],
+        "winning_tile": "5d",
+        "win_by": "loose",
+        "seat_wind": "S",
+        "round_wind": "E",
+    }
+    status, out, _ = _run(capsys, tmp_path, "score", doc, "--ruleset", "dmjl", "--json")
+    assert status == 0
+    score = json.loads(out)
+    assert score["limit_hand"] == "Gathering the Plum Blossom from the Roof"
+    assert {"rule": "R16.3", "text": "won on a loose tile", "doubles": 1} in score["items"]
+    assert {"rule": "R9", "text": "fully concealed hand, self-drawn", "doubles": 1} in score["items"]
+    status, out, _ = _run(capsys, tmp_path, "score", doc, "--json")  # classical: no limit, not concealed
+    assert status == 0 and json.loads(out)["limit_hand"] is None
+    status, _, err = _run(capsys, tmp_path, "score", {**doc, "ruleset": "classical"}, "--ruleset", "dmjl")
+    assert status == 2 and "is not --ruleset 'dmjl'" in err
+    bad = {**doc, "melds": [{"kind": "pung", "tiles": "WWW", "claimed": True}]}
+    status, _, err = _run(capsys, tmp_path, "score", bad, "--ruleset", "dmjl")
+    assert status == 2 and "only an exposed kong is claimed" in err

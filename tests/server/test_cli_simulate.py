@@ -57,3 +57,10 @@ def test_play_narrates_one_deal_face_up(capsys: pytest.CaptureFixture[str]) -> N
     assert out.startswith("deal 0: prevailing wind E, seat 0 deals")
     assert "discards" in out
     assert ("wins with" in out) or ("wash-out" in out)
+
+
+def test_simulate_plays_by_the_ruleset_named(capsys: pytest.CaptureFixture[str]) -> None:
+    classical = _simulate(capsys, "--hands", "4", "--seed", "3")
+    dmjl = _simulate(capsys, "--hands", "4", "--seed", "3", "--ruleset", "dmjl")
+    assert dmjl["hands"] == 4 and dmjl["digest"] != classical["digest"]  # a 16-tile dead wall (R16.8), …
+    assert dmjl["digest"] == _simulate(capsys, "--hands", "4", "--seed", "3", "--ruleset", "dmjl")["digest"]
