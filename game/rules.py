@@ -52,6 +52,7 @@ class Rules:
     claimed_kong_concealed: bool = False  # R16: a kong claimed with three concealed counts as concealed
     special_hands: Literal["none", "dmjl"] = "none"  # R16: the book's own limit hands
     nine_wins_limit: bool = False  # R16: the dealer's ninth win in a row is a limit hand; the deal passes
+    seat_draw: bool = False  # R2.6: the seats are drawn when a table's game starts (off: order of arrival)
 
     def __post_init__(self) -> None:
         for name, allowed in _ALLOWED.items():
@@ -118,6 +119,7 @@ _LATER: dict[str, object] = {
     "claimed_kong_concealed": False,
     "special_hands": "none",
     "nine_wins_limit": False,
+    "seat_draw": False,
 }
 
 _ALLOWED: dict[str, type | range | tuple[object, ...]] = {
@@ -154,4 +156,5 @@ _ALLOWED: dict[str, type | range | tuple[object, ...]] = {
     "claimed_kong_concealed": bool,
     "special_hands": ("none", "dmjl"),
     "nine_wins_limit": bool,
+    "seat_draw": bool,
 }

@@ -33,6 +33,7 @@ from server.tables.settings import TableSettings, Timers
 __all__ = ["SqlJournal", "StaleOwner", "action_row", "game_row", "hand_row"]
 
 CHAT_KEPT = 50
+_TABLE_LINE = -1  # the seat stored for a line the table itself wrote (seat None: the seating draw, R2.6)
 log = logging.getLogger("sparrow.store")
 
 
@@ -492,7 +493,7 @@ def _other(connection: Connection, write: _Write) -> None:
         case _Chat(table, line):
             chat = {
                 "game_id": table,
-                "seat": int(line["seat"]),  # type: ignore[call-overload]
+                "seat": _TABLE_LINE if line["seat"] is None else int(line["seat"]),  # type: ignore[call-overload]
                 "name": str(line["name"]),
                 "text": str(line["text"]),
                 "at": _when(int(line["at"]) / 1000),  # type: ignore[call-overload]
@@ -599,6 +600,12 @@ async def _stored(session: AsyncSession, game: GameRow) -> StoredTable:
         )
     ).all()
     table.chat = [
-        {"seat": c.seat, "name": c.name, "text": c.text, "at": round(to_seconds(c.at) * 1000)} for c in reversed(recent)
+        {
+            "seat": None if c.seat == _TABLE_LINE else c.seat,
+            "name": c.name,
+            "text": c.text,
+            "at": round(to_seconds(c.at) * 1000),
+        }
+        for c in reversed(recent)
     ]
     return table

@@ -4,6 +4,7 @@ presence (server/tables/presence.py), which it inherits."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,7 @@ class TableParts:
     game: Game | None
     status: str
     connections: set[Connection]
+    chat: deque[dict[str, object]]
     deadline: float | None
     paused_since: float | None
     adjourn_after: float

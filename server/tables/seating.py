@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from game.bots import LEVELS
 from game.game import Game
+from game.seating import draw_seats
+from game.tiles import WINDS, Tile
 from server.tables.errors import TableError
 from server.tables.journal import SeatRecord, hash_token
 from server.tables.messages import GraceOver
@@ -17,6 +19,7 @@ from server.tables.settings import NAME_MAX, clean_text
 
 __all__ = ["DEFAULT_LEVEL", "SeatState", "Seating"]
 
+_WIND_NAMES = {Tile.EAST: "East", Tile.SOUTH: "South", Tile.WEST: "West", Tile.NORTH: "North"}
 DEFAULT_LEVEL = "normal"  # bots the owner added without a level, older bots, and stand-ins
 
 
@@ -163,6 +166,8 @@ class Seating(TableParts):
             raise TableError("table/started", "the game has already started", status=409)
         if any(s is None for s in self.seats):
             raise TableError("table/not_full", "four players are needed: invite friends or add bots", status=409)
+        if self.settings.ruleset.rules.seat_draw:
+            await self._draw_seats()
         await self._journal(self.journal.started(self.id, self.clock.now()))
         self.game = Game(self.settings.ruleset.rules, self.seed)
         self.status = "playing"
@@ -178,6 +183,29 @@ class Seating(TableParts):
         self._watch_presence()
         self._after_change()
         return {"started": True}
+
+    async def _draw_seats(self) -> None:
+        """The seating draw (R2.6): the players, in the seats they took, draw the winds; each moves to
+        the seat the draw gives them (seat 0 deals first), with their sockets, and the table says so
+        in its chat. The new seats are stored before the game starts, so a restart finds them."""
+        draw = draw_seats(self.seed)
+        seats = [self.seats[p] for p in draw.order]
+        moved = {p: s for s, p in enumerate(draw.order)}  # old seat → new seat
+        owner = None if self.owner is None else moved[self.owner]
+        names = [s.name if s is not None else "" for s in self.seats]
+        thrower = names[draw.tiles.index(Tile.EAST)]
+        winds = " · ".join(f"{_WIND_NAMES[w]} {names[p]}" for w, p in zip(WINDS, draw.order, strict=True))
+        text = (
+            f"Seats drawn: {winds}. {thrower} drew East and threw {draw.dice[0]} and {draw.dice[1]}, "
+            f"so {names[draw.first_dealer]} deals first."
+        )
+        line: dict[str, object] = {"seat": None, "name": "Table", "text": text, "at": round(self.clock.now() * 1000)}
+        await self._save_seats(seats, owner)
+        await self._journal(self.journal.chat(self.id, line))
+        self.chat.append(line)
+        for conn in self.connections:
+            if conn.seat is not None:
+                conn.seat = moved[conn.seat]
 
     def _plan_rematch(self, token: str | None, member: int | None) -> dict[str, object]:
         """The seats a rematch starts with (the same people, with the same tokens, and the bots), or

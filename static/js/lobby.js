@@ -132,6 +132,8 @@ async function createTable(event) {
     flowers: f.get("flowers") === "on",
     game_length: f.get("game_length"),
     limit: number(f.get("limit"), 500),
+    seat_draw: f.get("seat_draw") === "on", // R2.6
+    claim_pause: f.get("claim_pause") === "on", // R6.9
   };
   const timers = {
     turn: f.get("relaxed") === "on" ? null : number(f.get("turn"), 30),

@@ -207,7 +207,7 @@ function act(action) {
 function followRematch(table) {
   if (!table.rematch || !seat || followRematch.done) return;
   followRematch.done = true;
-  if (seat.token) saveSeat(table.rematch, { token: seat.token, seat: seat.seat, owner: table.owner === seat.seat });
+  if (seat.token) saveSeat(table.rematch, { token: seat.token, seat: mySeat(), owner: table.owner === mySeat() }); // seats may have been drawn (R2.6)
   window.location.assign(window.location.pathname.replace(TABLE, encodeURIComponent(table.rematch)));
 }
 
