@@ -1,39 +1,49 @@
-# Sparrow: `make run` installs and starts; `make test` installs and runs the tests.
+# Sparrow: `make run` installs what the server needs and starts it; `make test` installs what the
+# tests need too (the dev, bench and rl extras) and runs them.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+RUN_STAMP  := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
 AXE    := tests/e2e/node_modules/axe-core/axe.min.js
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
 .PHONY: run test install lint bench clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+
+# The server alone: its own dependencies, nothing for tests, benchmarks or training.
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $(RUN_STAMP)
+
+# The tests, the linters and the benchmarks: the server plus the dev, bench and rl extras.
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[dev,bench,rl]'
-	touch $(STAMP)
+	touch $(TEST_STAMP) $(RUN_STAMP)
 
 # axe-core for the browser tests' accessibility check, from npm (pinned in tests/e2e/package-lock.json);
 # without npm the check is skipped with that reason.
 $(AXE): tests/e2e/package.json tests/e2e/package-lock.json
 	-npm ci --prefix tests/e2e --no-audit --no-fund --silent
 
-install: $(STAMP)
+install: $(TEST_STAMP)
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/sparrow serve --host $(HOST) --port $(PORT)
 
 # The suite runs on every core (at most 4), a test file per process at a time (pytest-xdist).
-test: $(STAMP) $(AXE)
+test: $(TEST_STAMP) $(AXE)
 	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadfile
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check game server tests benchmarks
 	$(BIN)/mypy
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python benchmarks/analysis.py
 
 clean:

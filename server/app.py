@@ -334,9 +334,10 @@ def create_app(
         if engine is not None and app.state.club.config.announce:
             link = await app.state.club.first_admin_link()
             if link is not None:
+                # The last thing `sparrow serve` prints, set apart, so that a newcomer finds it.
                 print(
-                    f"This club has no admin yet. Open this link to set your password and become its admin "
-                    f"(it works once, for a day):\n  {link}",
+                    f"\n    This club has no admin yet. Open this link to set your password and become its admin"
+                    f"\n    (it works once, for a day):\n\n    {link}\n",
                     flush=True,
                 )
         if started is not None:

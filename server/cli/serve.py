@@ -117,6 +117,9 @@ def run(args: argparse.Namespace) -> int:
     from server.ws import SocketConfig
 
     logs.configure(args.log_format)
+    # Alembic tells of every migration it runs at INFO: a score of lines on a first start, above the
+    # first-admin link (which must be the last thing a newcomer reads). Its warnings still show.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     public = args.public_url or [u for u in os.environ.get("SPARROW_PUBLIC_URL", "").split(",") if u.strip()]
     try:
         configured([*public, *args.allow_origin])
