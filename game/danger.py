@@ -20,12 +20,13 @@ discard in order, the wall count and this seat's own tiles. Nothing looks at a c
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from game.seatview import SeatView
-from game.tiles import NUM_PLAYING_KINDS
+from game.tiles import NUM_PLAYING_KINDS, Tile
 
-__all__ = ["TableRead", "read_danger"]
+__all__ = ["TableRead", "Threat", "read_danger", "threats"]
 
 _DRAGONS = (31, 32, 33)
 _WINDS = (27, 28, 29, 30)
@@ -33,6 +34,7 @@ _WINDS = (27, 28, 29, 30)
 _RANK_DANGER = (0.55, 0.75, 0.9, 1.0, 1.0, 1.0, 0.9, 0.75, 0.55)
 # An honour by copies in sight (this seat's own included): with 3 in sight it can only be a single wait.
 _HONOUR_DANGER = (0.7, 0.6, 0.45, 0.1, 0.0)
+_SUITS = ("bamboo", "characters", "dots")
 _QUIET = 0.5  # below this chance of being ready an opponent is not defended against
 
 
@@ -43,6 +45,7 @@ class TableRead:
     threat: tuple[float, float, float, float]  # per seat: how likely it is ready now (0 for this seat)
     risk: tuple[float, ...]  # per kind: the summed danger of throwing it, weighted by each threat
     forbidden: frozenset[int]  # kinds that could complete an opponent's third dragon or fourth wind set (R11.3)
+    by_seat: tuple[tuple[float, ...], ...] = ()  # per seat, per kind: that opponent's share of ``risk``
 
     @property
     def top_threat(self) -> float:
@@ -50,8 +53,74 @@ class TableRead:
         return max(self.threat)
 
 
+@dataclass(frozen=True, slots=True)
+class Threat:
+    """Why one tile is dangerous against one opponent: its share of the tile's risk, in words."""
+
+    seat: int
+    ready: float  # how likely the opponent looks to be ready
+    risk: float  # its share of :attr:`TableRead.risk` for the tile
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Opponent:
+    seat: int
+    ready: float
+    weight: float
+    flush: int | None
+    safe_now: frozenset[int]
+    thrown: frozenset[int]
+    why: tuple[str, ...]  # why it looks close, and why it weighs more
+
+
 def read_danger(seen: SeatView) -> TableRead:
     """Read the danger of every tile, as ``seen.seat`` sees the table."""
+    risk = [0.0] * NUM_PLAYING_KINDS
+    by_seat: list[tuple[float, ...]] = []
+    threat = [0.0, 0.0, 0.0, 0.0]
+    forbidden: set[int] = set()
+    visible = seen.visible
+    for o in _opponents(seen, forbidden):
+        threat[o.seat] = o.ready
+        mine = [0.0] * NUM_PLAYING_KINDS
+        if o.ready:
+            for k in range(NUM_PLAYING_KINDS):
+                if k not in o.safe_now:
+                    mine[k] = d = o.ready * o.weight * _tile_danger(k, o, visible, None)
+                    risk[k] += d
+        by_seat.append(tuple(mine))
+    by_seat.insert(seen.seat, (0.0,) * NUM_PLAYING_KINDS)
+    return TableRead(
+        threat=(threat[0], threat[1], threat[2], threat[3]),
+        risk=tuple(risk),
+        forbidden=frozenset(forbidden),
+        by_seat=tuple(by_seat),
+    )
+
+
+def threats(seen: SeatView, kinds: Iterable[int]) -> dict[int, tuple[Threat, ...]]:
+    """Why throwing each of ``kinds`` is dangerous, per opponent that is a threat, the most dangerous
+    first; the risks are the shares :func:`read_danger` sums."""
+    opponents = [o for o in _opponents(seen, set()) if o.ready]
+    out: dict[int, tuple[Threat, ...]] = {}
+    for kind in kinds:
+        found = []
+        for o in opponents:
+            notes: list[str] = list(o.why)
+            if kind in o.safe_now:
+                notes.append(f"{Tile(kind)} was thrown since its last discard and it did not win on it")
+                found.append(Threat(o.seat, o.ready, 0.0, tuple(notes)))
+                continue
+            d = o.ready * o.weight * _tile_danger(kind, o, seen.visible, notes)
+            found.append(Threat(o.seat, o.ready, d, tuple(notes)))
+        found.sort(key=lambda t: -t.risk)
+        out[kind] = tuple(found)
+    return out
+
+
+def _opponents(seen: SeatView, forbidden: set[int]) -> list[_Opponent]:
+    """Each opponent's reading, in seat order; adds to ``forbidden`` the pao tiles (R11.3)."""
     me = seen.seat
     visible = seen.visible
     turns = [0, 0, 0, 0]
@@ -64,9 +133,7 @@ def read_danger(seen: SeatView) -> TableRead:
         thrown[thrown_tile.seat].add(int(thrown_tile.tile))
         if thrown_tile.claimed_by is not None and first_claim[thrown_tile.claimed_by] < 0:
             first_claim[thrown_tile.claimed_by] = i
-    threat = [0.0, 0.0, 0.0, 0.0]
-    risk = [0.0] * NUM_PLAYING_KINDS
-    forbidden: set[int] = set()
+    out = []
     for o in range(4):
         if o == me:
             continue
@@ -78,49 +145,71 @@ def read_danger(seen: SeatView) -> TableRead:
         p = 1.0 - math.exp(-pressure)
         if p < _QUIET:
             p = 0.0  # not yet a threat worth a thought
+        why = [f"seat {o} looks {p:.0%} likely to be ready: {sets} set(s) shown, {turns[o]} discards"]
+        if concealed <= 4:
+            why[0] += f", {concealed} tiles concealed"
         weight = 1.5 if o == seen.dealer else 1.0  # payments to the dealer are doubled (R11.1)
+        if o == seen.dealer:
+            why.append("it deals: paying it costs double (R11.1)")
         honour_sets = {int(m.tile) for m in melds if m.kind != "chow" and m.tile >= 27}
         dragons = sum(1 for t in honour_sets if t in _DRAGONS)
         winds = sum(1 for t in honour_sets if t in _WINDS)
         if dragons >= 2:
             forbidden.update(t for t in _DRAGONS if t not in honour_sets and visible[t] <= 2)
             weight *= 2.0  # a big hand in the making
+            why.append("two dragon sets shown: a big hand")
         if winds >= 3:
             forbidden.update(t for t in _WINDS if t not in honour_sets and visible[t] <= 2)
             weight *= 2.0
+            why.append("three wind sets shown: a big hand")
         flush = _flush_suit(seen, o, first_claim[o])
-        threat[o] = p
         safe_now = {int(t.tile) for t in seen.discards[last[o] + 1 :]}
         if last[o] >= 0:
             safe_now.add(int(seen.discards[last[o]].tile))
-        mine = thrown[o]
-        for k in range(NUM_PLAYING_KINDS):
-            if k in safe_now:
-                continue
-            if k >= 27:
-                d = _HONOUR_DANGER[min(visible[k], 4)]
-                if flush is not None:
-                    d *= 1.3
-                if k in mine:
-                    d *= 0.4
-            else:
-                suit, rank = divmod(k, 9)
-                d = _RANK_DANGER[rank]
-                if k in mine:
-                    d *= 0.3
-                else:
-                    low = rank >= 3 and (k - 3) in mine
-                    high = rank <= 5 and (k + 3) in mine
-                    if (low or rank < 3) and (high or rank > 5):
-                        d *= 0.5  # three ranks from its discards on every side: fewer two-sided waits
-                    elif low or high:
-                        d *= 0.75
-                if flush is not None:
-                    d *= 1.6 if suit == flush else 0.15
-            risk[k] += p * weight * d
-    return TableRead(
-        threat=(threat[0], threat[1], threat[2], threat[3]), risk=tuple(risk), forbidden=frozenset(forbidden)
-    )
+        out.append(_Opponent(o, p, weight, flush, frozenset(safe_now), frozenset(thrown[o]), tuple(why)))
+    return out
+
+
+def _tile_danger(k: int, o: _Opponent, visible: tuple[int, ...], notes: list[str] | None) -> float:
+    """How dangerous ``k`` is against opponent ``o`` before its threat and weight; ``notes`` gets why."""
+    mine = o.thrown
+    if k >= 27:
+        d = _HONOUR_DANGER[min(visible[k], 4)]
+        if notes is not None:
+            notes.append(f"{visible[k]} of the 4 {Tile(k)} in sight")
+        if o.flush is not None:
+            d *= 1.3
+            if notes is not None:
+                notes.append(f"its sets show a flush in {_SUITS[o.flush]}: honours fit it")
+        if k in mine:
+            d *= 0.4
+            if notes is not None:
+                notes.append("it threw one earlier")
+        return d
+    suit, rank = divmod(k, 9)
+    d = _RANK_DANGER[rank]
+    if notes is not None:
+        notes.append("a middle tile fits more waits" if 2 < rank < 6 else "a tile near the edge fits fewer waits")
+    if k in mine:
+        d *= 0.3
+        if notes is not None:
+            notes.append("it threw one earlier")
+    else:
+        low = rank >= 3 and (k - 3) in mine
+        high = rank <= 5 and (k + 3) in mine
+        if (low or rank < 3) and (high or rank > 5):
+            d *= 0.5  # three ranks from its discards on every side: fewer two-sided waits
+            if notes is not None and (low or high):
+                notes.append("it threw the tiles three ranks away")
+        elif low or high:
+            d *= 0.75
+            if notes is not None:
+                notes.append("it threw a tile three ranks away")
+    if o.flush is not None:
+        d *= 1.6 if suit == o.flush else 0.15
+        if notes is not None:
+            notes.append(f"its sets show a flush in {_SUITS[o.flush]}" + ("" if suit == o.flush else ": another suit"))
+    return d
 
 
 def _flush_suit(seen: SeatView, seat: int, first_claim: int) -> int | None:

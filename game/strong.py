@@ -32,13 +32,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from game.actions import Action, ActionType
 from game.danger import TableRead, read_danger
 from game.seatview import SeatView, SeenMeld
 from game.suit_tables import Tables, tables
+from game.tiles import Tile
 
-__all__ = ["StrongBot"]
+__all__ = ["Candidate", "Deliberation", "Mind", "StrongBot"]
 
 _MAJORS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 _IS_MAJOR = tuple(k in _MAJORS for k in range(34))
@@ -79,6 +81,31 @@ def _tables() -> Tables:
     return _TABLES
 
 
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One action the bot weighed, with the figures it weighed it by."""
+
+    action: Action
+    shanten: int  # of the hand it leaves (for a chow or pung: after the best discard that follows)
+    worth: float  # the bot's worth of that hand: acceptance times expected value, less per step from ready
+    risk: float  # the danger of the tile it throws (:mod:`game.danger`); 0 when it throws none
+    leaves: tuple[int, ...]  # the concealed hand it leaves waiting to draw (3k + 1 tiles, 34 counts)
+    melds: tuple[SeenMeld, ...]  # the seat's sets on the table after it
+    considered: bool  # among the actions the choice was made from (False: ruled out before, see ``note``)
+    note: str = ""  # why it was ruled out, or how the choice was made among the considered ones
+    then: Tile | None = None  # after a chow or pung: the discard that follows
+
+
+@dataclass(frozen=True, slots=True)
+class Deliberation:
+    """The bot's decision on one view: its choice and every action it weighed, best first."""
+
+    choice: Action
+    mode: str  # "obvious", "claim", "kong", "discard", "fold" or "flush"
+    candidates: tuple[Candidate, ...]  # the choice first; empty for an obvious action
+    mind: Mind = field(compare=False, repr=False)
+
+
 class StrongBot:
     """The "strong" level: see the module docstring. ``seed`` is accepted for the registry; it decides
     nothing, since the bot plays the same way every time.
@@ -94,20 +121,34 @@ class StrongBot:
 
         :raises ValueError: if the seat has nothing to do.
         """
+        return self.deliberate(seen, full=False).choice
+
+    def deliberate(self, seen: SeatView, full: bool = True) -> Deliberation:
+        """The bot's decision for ``seen`` with the candidates it weighed, best first: ``decide`` is its
+        ``choice``. ``full`` also weighs the actions the bot rules out before comparing (a claim while
+        folding, a kong that costs shanten), for a reader; the choice is the same either way.
+
+        :raises ValueError: if the seat has nothing to do.
+        """
         by_type = seen.by_type()
+        mind = Mind(seen)
         plain = seen.obvious(by_type)
         if plain is not None:
-            return plain
-        mind = _Mind(seen)
+            return Deliberation(plain, "obvious", (), mind)
         if ActionType.PASS in by_type:
-            return mind.claim(by_type)
+            choice, ranked = mind.claim(by_type, full)
+            return Deliberation(choice, "claim", ranked, mind)
+        mode, ranked = mind.discard(by_type.get(ActionType.DISCARD, []))
+        kongs = [mind.kong_candidate(kong) for kong in by_type.get(ActionType.KONG, [])] if full else []
         for kong in by_type.get(ActionType.KONG, []):
             if mind.kong_is_free(kong):
-                return kong
-        return mind.discard(by_type.get(ActionType.DISCARD, []))
+                first = mind.kong_candidate(kong)
+                rest = [c for c in kongs if c.action != kong]
+                return Deliberation(kong, "kong", (first, *ranked, *rest), mind)
+        return Deliberation(ranked[0].action, mode, (*ranked, *kongs), mind)
 
 
-class _Mind:
+class Mind:
     """One decision's worth of reading: the hand, the unseen tiles, the valuable honours, the danger."""
 
     def __init__(self, seen: SeatView) -> None:
@@ -138,17 +179,36 @@ class _Mind:
         doubles = self.doubles(hand, melds)
         return shanten, (acceptance + 1) * 2.0**doubles * _STEP**shanten
 
-    def doubles(self, hand: list[int], melds: Sequence[SeenMeld]) -> float:
+    def improving(self, hand: list[int], melds: Sequence[SeenMeld]) -> tuple[int, list[int]]:
+        """(shanten, the kinds that would bring it closer) of a hand waiting to draw, as ``judge`` counts
+        them: kinds of which this seat has not seen every copy."""
+        kinds: list[int] = []
+        shanten = _acceptance(hand, self.unseen, orphans=not melds, kinds=kinds)[0]
+        return shanten, kinds
+
+    def aims(self, hand: list[int], melds: Sequence[SeenMeld]) -> tuple[float, list[tuple[str, float]]]:
+        """The points the hand aims for (its expected value, as ``judge`` weighs it) and what makes them
+        up, each with its share as a power of two."""
+        notes: list[tuple[str, float]] = []
+        return self.base * 2.0 ** self.doubles(hand, melds, notes), notes
+
+    def doubles(
+        self, hand: list[int], melds: Sequence[SeenMeld], notes: list[tuple[str, float]] | None = None
+    ) -> float:
         """The hand's expected value as a power of two: its doubles (R9) and its points (R8) over the
-        points of a bare win, each weighed by how likely it looks.
+        points of a bare win, each weighed by how likely it looks. ``notes`` collects each part in words.
         """
         d = 0.0
         sets = {int(m.tile) for m in melds if m.kind != "chow"}
         for k, n in self.value.items():
             if k in sets or hand[k] >= 3:
                 d += n
+                if notes is not None:
+                    notes.append((f"pung of {Tile(k)}", n))
             elif hand[k] == 2 and self.unseen[k]:
                 d += 0.4 * n
+                if notes is not None:
+                    notes.append((f"pair of {Tile(k)} that may become a pung", 0.4 * n))
         per_suit = [sum(hand[0:9]), sum(hand[9:18]), sum(hand[18:27])]
         honours = sum(hand[27:34])
         meld_suits = set()
@@ -179,6 +239,8 @@ class _Mind:
                 pairs += 1
         if not chows and pungs + pairs >= 4:
             d += _PUNG_HOPE * min(pungs + pairs - 3, 3)  # no chows: every set a pung (R9)
+            if notes is not None:
+                notes.append(("heading for no chows", _PUNG_HOPE * min(pungs + pairs - 3, 3)))
         if len(meld_suits) <= 1:
             suit = meld_suits.pop() if meld_suits else max(range(3), key=lambda s: per_suit[s])
             stray = sum(per_suit) - per_suit[suit]
@@ -187,13 +249,28 @@ class _Mind:
                 if self.seen.wall_live < 30:
                     hope *= self.seen.wall_live / 30
                 d += hope * (1.0 if honours else 3.0)
+                if notes is not None:
+                    kind = "half" if honours else "full"
+                    notes.append(
+                        (
+                            f"{kind} flush in {_SUIT_NAMES[suit]}, {stray} tile(s) off suit",
+                            hope * (1.0 if honours else 3.0),
+                        )
+                    )
         if self.concealed and not melds:
             d += 0.4 * self.seen.rules.concealed_doubles  # the concealed self-drawn double, about half the time
-        return d + math.log2((self.base + points) / self.base)
+            if notes is not None and self.seen.rules.concealed_doubles:
+                notes.append(("concealed, for the self-drawn double", 0.4 * self.seen.rules.concealed_doubles))
+        gain = math.log2((self.base + points) / self.base)
+        if notes is not None and points >= 1:
+            notes.append((f"about {points:.0f} points from its sets and pairs", gain))
+        return d + gain
 
     # ------------------------------------------------------------------ decisions
-    def discard(self, actions: Sequence[Action]) -> Action:
-        """The discard that leaves the best hand, weighed against its danger; the safest when folding."""
+    def discard(self, actions: Sequence[Action]) -> tuple[str, tuple[Candidate, ...]]:
+        """The discards ranked, best first: the one that leaves the best hand, weighed against its
+        danger; the safest when folding. Returns how the choice was made ("discard", "fold" or "flush").
+        """
         hand = self.hand
         options: list[tuple[Action, int, int, float]] = []
         seen_kinds: set[int] = set()
@@ -213,18 +290,34 @@ class _Mind:
         top = max(o[3] for o in allowed)
         risk = danger.risk
         if self.folding(low):
-            return min(allowed, key=lambda o: (risk[o[1]], -o[3], o[1]))[0]
-        caution = _CAUTION[0] + _CAUTION[1] * min(low, 3)
-        near = [o for o in allowed if o[2] == low]  # shanten first
-        suit = self.flush_plan()
-        if suit is not None:
-            # Playing for a flush (R9): tiles of the other suits go first, at the cost of at most one step
-            # of shanten while the hand is not ready (a ready hand is never broken up for it).
-            reach = low + 1 if low >= 1 else low
-            stray = [o for o in allowed if o[2] <= reach and o[1] < 27 and o[1] // 9 != suit]
-            if stray:
-                near = stray
-        return max(near, key=lambda o: (o[3] / top - caution * risk[o[1]], -o[1]))[0]
+            mode, near = "fold", sorted(allowed, key=lambda o: (risk[o[1]], -o[3], o[1]))
+        else:
+            caution = _CAUTION[0] + _CAUTION[1] * min(low, 3)
+            mode, near = "discard", [o for o in allowed if o[2] == low]  # shanten first
+            suit = self.flush_plan()
+            if suit is not None:
+                # Playing for a flush (R9): tiles of the other suits go first, at the cost of at most one
+                # step of shanten while the hand is not ready (a ready hand is never broken up for it).
+                reach = low + 1 if low >= 1 else low
+                stray = [o for o in allowed if o[2] <= reach and o[1] < 27 and o[1] // 9 != suit]
+                if stray:
+                    mode, near = "flush", stray
+            near.sort(key=lambda o: (o[3] / top - caution * risk[o[1]], -o[1]), reverse=True)
+        chosen = {o[1] for o in near}
+        rest = sorted((o for o in options if o[1] not in chosen), key=lambda o: (o[2], -o[3], o[1]))
+        ranked = [self._candidate(o, risk[o[1]], True, "") for o in near]
+        for o in rest:
+            why = "could complete an opponent's big hand (pao, R11.3)" if o[1] in danger.forbidden else ""
+            if not why:
+                why = "keeps off-suit tiles (playing for a flush)" if mode == "flush" else "further from ready"
+            ranked.append(self._candidate(o, risk[o[1]], False, why))
+        return mode, tuple(ranked)
+
+    def _candidate(self, option: tuple[Action, int, int, float], risk: float, considered: bool, note: str) -> Candidate:
+        action, k, shanten, worth = option
+        leaves = list(self.hand)
+        leaves[k] -= 1
+        return Candidate(action, shanten, worth, risk, tuple(leaves), tuple(self.melds), considered, note)
 
     def flush_plan(self) -> int | None:
         """The suit the hand is committed to for a flush (R9), if it is close enough to one to try."""
@@ -245,19 +338,26 @@ class _Mind:
         """Whether to give up on the hand and throw only safe tiles."""
         return shanten >= 2 and self.danger.top_threat >= _FOLD_FAR
 
-    def claim(self, by_type: dict[ActionType, list[Action]]) -> Action:
-        """Claim the set that leaves the hand worth most, if that beats passing."""
+    def claim(self, by_type: dict[ActionType, list[Action]], full: bool = True) -> tuple[Action, tuple[Candidate, ...]]:
+        """Claim the set that leaves the hand worth most, if that beats passing; with every option weighed,
+        the choice first. ``full`` weighs the claims also when they are ruled out before comparing."""
         passing = by_type[ActionType.PASS][0]
         tile = self.seen.offered
         assert tile is not None
         hand = self.hand
         shanten, worth = self.judge(hand, self.melds)
+        stay = Candidate(passing, shanten, worth, 0.0, tuple(hand), tuple(self.melds), True)
+        ruled_out = ""
         if self.folding(shanten):
-            return passing
-        suit = self.flush_plan()
-        if suit is not None and tile < 27 and tile // 9 != suit:
-            return passing  # a set of another suit would end the flush
+            ruled_out = "claims nothing while folding"
+        else:
+            suit = self.flush_plan()
+            if suit is not None and tile < 27 and tile // 9 != suit:
+                ruled_out = "a set of another suit would end the flush"
+        if ruled_out and not full:
+            return passing, (stay,)
         best, choice = worth, passing
+        weighed: list[Candidate] = []
         for kind in (ActionType.CHOW, ActionType.PUNG, ActionType.KONG):
             for action in by_type.get(kind, []):
                 after = list(hand)
@@ -270,21 +370,37 @@ class _Mind:
                     tiles = (tile,) * (len(used) + 1)
                 for t in used:
                     after[t] -= 1
-                melds = [*self.melds, SeenMeld(kind.value, tiles, True, tile, self.seen.offered_by)]
+                melds = (*self.melds, SeenMeld(kind.value, tiles, True, tile, self.seen.offered_by))
+                then: int | None = None
+                note = ruled_out
                 if kind is ActionType.KONG:
                     s, w = self.judge(after, melds)  # a loose tile follows
-                    if s > shanten:
-                        continue
                     w *= 1.3  # its points, and the loose tile
+                    if s > shanten:
+                        note = note or "costs a step of shanten"
                 else:
-                    s, w = self._best_after(after, melds)
-                if w > best * 1.05:
+                    s, w, then = self._best_after(after, melds)
+                    if then is not None:
+                        after[then] -= 1
+                if not note and w > best * 1.05:
                     best, choice = w, action
-        return choice
+                risk = self.danger.risk[then] if then is not None else 0.0
+                weighed.append(
+                    Candidate(
+                        action, s, w, risk, tuple(after), melds, not note, note, None if then is None else Tile(then)
+                    )
+                )
+        if ruled_out:
+            stay = Candidate(passing, shanten, worth, 0.0, tuple(hand), tuple(self.melds), True, ruled_out)
+        weighed.append(stay)
+        first = next(c for c in weighed if c.action == choice)
+        rest = sorted((c for c in weighed if c is not first), key=lambda c: (not c.considered, -c.worth))
+        return choice, (first, *rest)
 
-    def _best_after(self, hand: list[int], melds: Sequence[SeenMeld]) -> tuple[int, float]:
-        """(shanten, worth) after the best discard from a hand of 3k + 2 tiles (the pao tile kept back)."""
-        best: tuple[int, float] | None = None
+    def _best_after(self, hand: list[int], melds: Sequence[SeenMeld]) -> tuple[int, float, int | None]:
+        """(shanten, worth, discard) after the best discard from a hand of 3k + 2 tiles (the pao tile
+        kept back)."""
+        best: tuple[int, float, int | None] | None = None
         forbidden = self.danger.forbidden
         for k in range(34):
             if not hand[k] or k in forbidden:
@@ -293,8 +409,21 @@ class _Mind:
             s, w = self.judge(hand, melds)
             hand[k] += 1
             if best is None or w > best[1]:
-                best = (s, w)
-        return best if best is not None else (8, 0.0)
+                best = (s, w, k)
+        return best if best is not None else (8, 0.0, None)
+
+    def kong_candidate(self, kong: Action) -> Candidate:
+        """A kong in one's own turn as a candidate: the hand it leaves before the loose tile."""
+        assert kong.tile is not None
+        k = int(kong.tile)
+        after = list(self.hand)
+        added = after[k] == 1
+        after[k] = 0
+        meld = SeenMeld("kong", (kong.tile,) * 4, added)  # concealed unless added to a pung
+        melds = tuple(m for m in self.melds if not (added and m.tile == kong.tile)) + (meld,)
+        s, w = self.judge(after, melds)
+        free = self.kong_is_free(kong)
+        return Candidate(kong, s, w, 0.0, tuple(after), melds, free, "" if free else "costs a step of shanten")
 
     def kong_is_free(self, kong: Action) -> bool:
         """Whether a kong in one's own turn costs no shanten (it brings points and a loose tile)."""
@@ -315,6 +444,8 @@ class _Mind:
         return s
 
 
+_SUIT_NAMES = ("bamboo", "characters", "dots")
+
 # Chance of a flush (R9) by how many tiles of other suits the hand still holds.
 _FLUSH_HOPE = (0.9, 0.55, 0.3, 0.12, 0.04)
 
@@ -332,12 +463,17 @@ def _outs(seen: SeatView) -> tuple[float, ...]:
 
 
 def _acceptance(
-    hand: list[int], unseen: Sequence[int], orphans: bool, outs: Sequence[float] | None = None
+    hand: list[int],
+    unseen: Sequence[int],
+    orphans: bool,
+    outs: Sequence[float] | None = None,
+    kinds: list[int] | None = None,
 ) -> tuple[int, float]:
     """(shanten, acceptance) of a hand of 3k + 1 concealed tiles: how many unseen tiles bring it closer.
 
     ``orphans`` counts Thirteen Orphans (R10.3) too, for a hand without sets on the table. With ``outs``
     (:func:`_outs`), the copies of a ready hand's winning tiles count by how likely they are to come.
+    ``kinds`` collects the kinds that bring it closer.
     """
     t = _tables()
     suit_class, honour_class = t.suit_class, t.honour_class
@@ -393,4 +529,6 @@ def _acceptance(
             value = min(value, 13 - distinct - paired)
         if value < shanten:
             acceptance += u * outs[k] if outs is not None and shanten == 0 else u
+            if kinds is not None:
+                kinds.append(k)
     return shanten, acceptance
