@@ -44,6 +44,7 @@ __all__ = [
     "Tally",
     "WallResult",
     "check_bots",
+    "play_game",
     "play_hand",
     "play_wall",
     "seating",
@@ -210,6 +211,26 @@ def play_hand(
             )
         )
     return HandResult(wall, rotation, result.termination, tuple(seats))
+
+
+def play_game(bots: Sequence[str], seed: str, rules: Rules = ARENA_RULES, deals: int | None = None) -> Game:
+    """A whole game (or its first ``deals`` deals) played by the named bots, seat ``s`` by ``bots[s]``;
+    its actions are in ``game.log``. Each bot decides from its seat's view alone, as in :func:`play_hand`.
+
+    :raises ValueError: if a bot name is unknown or a bot chooses an action that is not legal.
+    """
+    names = check_bots(bots)
+    players: list[Bot] = [make_bot(name, f"{seed}/{s}") for s, name in enumerate(names)]
+    game = Game(rules, seed=seed)
+    cache = SeatViewCache()
+    while game.phase is not GamePhase.OVER and (deals is None or len(game.results) < deals):
+        seat = game.to_act()[0]
+        action = players[seat].decide(SeatView.of(game, seat, cache))
+        try:
+            game.apply(seat, action)
+        except RulesError as exc:
+            raise ValueError(f"bot {names[seat]!r} at seat {seat} chose an action that is not legal: {exc}") from None
+    return game
 
 
 def play_wall(

@@ -1,0 +1,468 @@
+"""A review of one seat's play: at each of its decisions, what it did and what the ``strong`` bot
+(:mod:`game.strong`) would have done from that seat's own view, with the reasons (issue 35).
+
+A game is replayed from its rules, seed and actions. Before each action of the reviewed seat that
+had a choice, :meth:`game.seatview.SeatView.of` builds that seat's view, exactly what it could see
+then (R12), and :meth:`game.strong.StrongBot.deliberate` weighs the candidates from it. The review's
+choice *is* the bot's decision: the same code decides both. Each candidate carries its reasons:
+the shanten of the hand it leaves, the kinds that would bring that hand closer and how many copies
+of them the seat has not seen, the points it aims for and what makes them up, and the danger of the
+tile it throws (which opponent, and why: :func:`game.danger.threats`).
+
+Marks flag where it mattered (:class:`MarkKind`). Per hand and per game: how often the seat agreed
+with the bot, its deal-ins and the wins it passed.
+
+>>> from game.game import Game
+>>> from game.policy import choose
+>>> game = Game(seed=3)
+>>> while game.deal_number == 0 and game.to_act():
+...     seat = game.to_act()[0]
+...     _ = game.apply(seat, choose(game, seat))
+>>> seen = review(Game(seed=3), game.log, seat=0)
+>>> seen.hands[0].finished, len(seen.hands[0].decisions) > 0
+(True, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from game.actions import Action, ActionType
+from game.danger import Threat, threats
+from game.deal import DealResult
+from game.game import Game, GamePhase
+from game.notation import format_tiles
+from game.seatview import SeatView, SeatViewCache, SeenMeld
+from game.strong import Candidate, Deliberation, Mind, StrongBot
+from game.tiles import Tile
+
+__all__ = ["Decision", "GameReview", "HandReview", "Mark", "MarkKind", "Option", "review", "review_decision"]
+
+# A discard is "far more dangerous than a near-equal safe one" when another discard keeps the hand as
+# close to ready, at this share of its worth or more, and is this much safer: the gap at least
+# _DANGER_GAP (a threat about half likely to be ready, on a middle tile) and at most a third the risk.
+_NEAR_WORTH = 0.9
+_DANGER_GAP = 0.3
+_DANGER_RATIO = 3.0
+
+
+class MarkKind(StrEnum):
+    """Where a decision mattered."""
+
+    DEAL_IN = "deal_in"  # the discard (or added kong) another seat won on
+    WIN_PASSED = "win_passed"  # a win on offer, not declared
+    READY_BROKEN = "ready_broken"  # the hand was ready before the draw and is not after the discard
+    CLAIM_MISSED = "claim_missed"  # a claim would have made the hand ready; it was not made
+    DANGER = "danger"  # a discard far more dangerous than a near-equal safe one
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """One mark on a decision, with what it means in words."""
+
+    kind: MarkKind
+    text: str
+
+    def to_json(self) -> dict[str, object]:
+        """Plain JSON data."""
+        return {"kind": self.kind.value, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One candidate the bot weighed, with its reasons."""
+
+    action: Action
+    leaves: tuple[int, ...]  # the concealed hand it leaves waiting to draw (34 counts)
+    shanten: int  # of the hand it leaves (-1: complete)
+    improving: tuple[tuple[Tile, int], ...]  # kinds that bring that hand closer, each with its unseen copies
+    aims: float  # the points the hand aims for, as the bot weighs them
+    aims_for: tuple[str, ...]  # what makes them up
+    worth: float  # the bot's worth (acceptance × value, less per step from ready)
+    risk: float  # the danger of the tile thrown (0 when none is)
+    danger: tuple[Threat, ...]  # per threatening opponent: its share of the risk, and why
+    considered: bool  # among the actions the bot chose between
+    note: str  # why it was ruled out, when it was
+    then: Tile | None  # after a chow or pung: the discard that follows
+
+    @property
+    def unseen(self) -> int:
+        """Copies of the improving kinds the seat has not seen."""
+        return sum(n for _, n in self.improving)
+
+    @property
+    def reason(self) -> str:
+        """The candidate's figures in words."""
+        parts = [_steps(self.shanten) if self.then is None else f"then {self.then}: {_steps(self.shanten)}"]
+        if self.improving:
+            kinds = " ".join(f"{t}×{n}" for t, n in self.improving)
+            what = "win" if self.shanten == 0 else "improve"
+            parts.append(f"{len(self.improving)} kinds {what} it, {self.unseen} unseen ({kinds})")
+        aims = f"aims for about {self.aims:.0f} points"
+        if self.aims_for:
+            aims += " (" + "; ".join(self.aims_for) + ")"
+        parts.append(aims)
+        if self.danger and self.risk > 0:
+            worst = self.danger[0]
+            parts.append(f"danger {self.risk:.2f}, most from seat {worst.seat}: " + "; ".join(worst.reasons))
+        elif self.action.type is ActionType.DISCARD or self.then is not None:
+            parts.append("safe: no opponent looks ready" if not self.danger else "safe against every threat")
+        if self.note:
+            parts.append(self.note)
+        return "; ".join(parts)
+
+    def to_json(self) -> dict[str, object]:
+        """Plain JSON data."""
+        return {
+            "action": self.action.to_json(),
+            "leaves": format_tiles([Tile(k) for k in range(34) for _ in range(self.leaves[k])]),
+            "shanten": self.shanten,
+            "improving": [{"tile": t.code, "unseen": n} for t, n in self.improving],
+            "unseen": self.unseen,
+            "aims": round(self.aims, 1),
+            "aims_for": list(self.aims_for),
+            "worth": round(self.worth, 4),
+            "risk": round(self.risk, 4),
+            "danger": [
+                {"seat": t.seat, "ready": round(t.ready, 3), "risk": round(t.risk, 4), "reasons": list(t.reasons)}
+                for t in self.danger
+            ],
+            "considered": self.considered,
+            "note": self.note,
+            "then": None if self.then is None else self.then.code,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One decision of the reviewed seat."""
+
+    hand: int  # the deal's number in the game (0-based)
+    seq: int  # the action's number in the game (1-based, as in the log)
+    wall_live: int
+    concealed: str  # the seat's concealed tiles then, in notation
+    drawn: Tile | None  # the tile it had just drawn, in its turn
+    offered: Tile | None  # the tile a claim window was about
+    done: Action
+    strong: Action
+    mode: str  # how the bot chose: see :class:`game.strong.Deliberation`
+    options: tuple[Option, ...]  # the bot's candidates, best first
+    marks: tuple[Mark, ...]
+
+    @property
+    def agreed(self) -> bool:
+        """Whether the seat did what the bot would have done."""
+        return self.done == self.strong
+
+    def to_json(self) -> dict[str, object]:
+        """Plain JSON data."""
+        return {
+            "hand": self.hand,
+            "seq": self.seq,
+            "wall_live": self.wall_live,
+            "concealed": self.concealed,
+            "drawn": None if self.drawn is None else self.drawn.code,
+            "offered": None if self.offered is None else self.offered.code,
+            "done": self.done.to_json(),
+            "strong": self.strong.to_json(),
+            "agreed": self.agreed,
+            "mode": self.mode,
+            "options": [o.to_json() for o in self.options],
+            "marks": [m.to_json() for m in self.marks],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class HandReview:
+    """The reviewed seat's decisions in one hand, and its figures."""
+
+    number: int
+    finished: bool
+    result: DealResult | None
+    decisions: tuple[Decision, ...]
+
+    @property
+    def agreed(self) -> int:
+        """Decisions where the seat did what the bot would have done."""
+        return sum(d.agreed for d in self.decisions)
+
+    @property
+    def agreement(self) -> float | None:
+        """Share of decisions agreeing with the bot; None without a decision."""
+        return self.agreed / len(self.decisions) if self.decisions else None
+
+    def count(self, kind: MarkKind) -> int:
+        """How many decisions carry a mark of ``kind``."""
+        return sum(1 for d in self.decisions for m in d.marks if m.kind is kind)
+
+    def to_json(self) -> dict[str, object]:
+        """Plain JSON data."""
+        return {
+            "hand": self.number,
+            "finished": self.finished,
+            "result": None if self.result is None else self.result.to_json(),
+            "decisions": [d.to_json() for d in self.decisions],
+            **_figures(self.decisions),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GameReview:
+    """One seat's review over a game (or as much of it as was reviewed)."""
+
+    seat: int
+    hands: tuple[HandReview, ...]
+
+    @property
+    def decisions(self) -> tuple[Decision, ...]:
+        """Every reviewed decision, in order."""
+        return tuple(d for h in self.hands for d in h.decisions)
+
+    def to_json(self) -> dict[str, object]:
+        """Plain JSON data: the seat, each hand, and the figures over all of them."""
+        return {"seat": self.seat, "hands": [h.to_json() for h in self.hands], **_figures(self.decisions)}
+
+
+def _figures(decisions: Sequence[Decision]) -> dict[str, object]:
+    agreed = sum(d.agreed for d in decisions)
+    kinds = [m.kind for d in decisions for m in d.marks]
+    return {
+        "decision_count": len(decisions),
+        "agreed": agreed,
+        "agreement": round(agreed / len(decisions), 4) if decisions else None,
+        "deal_ins": kinds.count(MarkKind.DEAL_IN),
+        "missed_wins": kinds.count(MarkKind.WIN_PASSED),
+        "marks": {k.value: kinds.count(k) for k in MarkKind},
+    }
+
+
+def review(
+    game: Game,
+    actions: Sequence[tuple[int, Mapping[str, object]]],
+    seat: int,
+    *,
+    finished_only: bool = False,
+) -> GameReview:
+    """Review ``seat``'s decisions in the game that ``actions`` play from ``game``, a new game (no action
+    applied yet; it is played on). ``finished_only`` leaves out a hand the actions stop in the middle of.
+
+    :raises ValueError: if ``seat`` is not 0–3, or ``game`` is not new.
+    :raises RulesError: if an action is not legal where it stands.
+    """
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
+        raise ValueError(f"seat must be 0, 1, 2 or 3, not {seat!r}")
+    if game.version:
+        raise ValueError(f"a review replays a game from its start, not from action {game.version}")
+    bot = StrongBot()
+    cache = SeatViewCache()
+    hands: list[HandReview] = []
+    decisions: list[Decision] = []
+    last_throw: int | None = None  # index in ``decisions`` of the seat's latest discard or added kong
+    number = game.deal_number
+    for index, (actor, action) in enumerate(actions):
+        if actor == seat and game.phase is GamePhase.DEAL and len(game.legal_actions(seat)) > 1:
+            seen = SeatView.of(game, seat, cache)
+            decision = review_decision(seen, Action.from_json(action), bot, hand=number, seq=index + 1)
+            if decision.done.type is ActionType.DISCARD or (
+                decision.done.type is ActionType.KONG and seen.hand[decision.done.tile or 0] == 1
+            ):
+                last_throw = len(decisions)
+            decisions.append(decision)
+        game.apply(actor, action)
+        if game.phase is not GamePhase.DEAL and number == len(game.results) - 1:
+            result = game.results[number]
+            if result.discarder == seat and result.winner is not None and last_throw is not None:
+                dealt = decisions[last_throw]
+                mark = Mark(MarkKind.DEAL_IN, f"seat {result.winner} won on this {result.tile}")
+                decisions[last_throw] = _with_mark(dealt, mark)
+            hands.append(HandReview(number, True, result, tuple(decisions)))
+            decisions, last_throw = [], None
+            number = len(game.results)
+    if game.phase is GamePhase.DEAL and not finished_only:
+        hands.append(HandReview(number, False, None, tuple(decisions)))
+    return GameReview(seat, tuple(hands))
+
+
+def _with_mark(decision: Decision, mark: Mark) -> Decision:
+    return Decision(
+        decision.hand,
+        decision.seq,
+        decision.wall_live,
+        decision.concealed,
+        decision.drawn,
+        decision.offered,
+        decision.done,
+        decision.strong,
+        decision.mode,
+        decision.options,
+        (mark, *decision.marks),
+    )
+
+
+def review_decision(
+    seen: SeatView, done: Action, bot: StrongBot | None = None, *, hand: int = 0, seq: int = 0
+) -> Decision:
+    """One decision: what the seat whose view ``seen`` is did (``done``), what the bot would do from the
+    same view, the candidates with their reasons, and the marks (all but a deal-in, which only the end
+    of the hand shows).
+
+    :raises ValueError: if the seat has nothing to do.
+    """
+    deliberation = (bot or StrongBot()).deliberate(seen)
+    options = _options(seen, deliberation)
+    if deliberation.mode != "obvious" and all(o.action != done for o in options):
+        options = (*options, _outside(seen, deliberation.mind, done))
+    marks = _marks(seen, done, deliberation, options)
+    counts = list(seen.hand)
+    concealed = [Tile(k) for k in range(34) for _ in range(counts[k])]
+    return Decision(
+        hand=hand,
+        seq=seq,
+        wall_live=seen.wall_live,
+        concealed=format_tiles(concealed),
+        drawn=seen.drawn,
+        offered=seen.offered,
+        done=done,
+        strong=deliberation.choice,
+        mode=deliberation.mode,
+        options=options,
+        marks=marks,
+    )
+
+
+def _options(seen: SeatView, deliberation: Deliberation) -> tuple[Option, ...]:
+    mind = deliberation.mind
+    thrown = [_thrown(c) for c in deliberation.candidates]
+    danger = threats(seen, {k for k in thrown if k is not None})
+    return tuple(
+        _option(mind, c, danger.get(k, ()) if k is not None else ())
+        for c, k in zip(deliberation.candidates, thrown, strict=True)
+    )
+
+
+def _thrown(c: Candidate) -> int | None:
+    if c.action.type is ActionType.DISCARD:
+        assert c.action.tile is not None
+        return int(c.action.tile)
+    return None if c.then is None else int(c.then)
+
+
+def _option(mind: Mind, c: Candidate, danger: tuple[Threat, ...]) -> Option:
+    leaves = list(c.leaves)
+    shanten, kinds = mind.improving(leaves, c.melds)
+    aims, notes = mind.aims(leaves, c.melds)
+    unseen = mind.unseen
+    return Option(
+        action=c.action,
+        leaves=c.leaves,
+        shanten=shanten,
+        improving=tuple((Tile(k), unseen[k]) for k in kinds),
+        aims=aims,
+        aims_for=tuple(text for text, _ in notes),
+        worth=c.worth,
+        risk=c.risk,
+        danger=danger,
+        considered=c.considered,
+        note=c.note,
+        then=c.then,
+    )
+
+
+def _outside(seen: SeatView, mind: Mind, done: Action) -> Option:
+    """An action the bot did not weigh (passing a win, declaring one it would not): its bare figures."""
+    hand = list(seen.hand)
+    shanten = mind.improving(hand, seen.melds[seen.seat])[0] if sum(hand) % 3 == 1 else -1
+    note = "a win" if done.type is ActionType.WIN else "not weighed by the bot"
+    return Option(done, tuple(hand), shanten, (), 0.0, (), 0.0, 0.0, (), False, note, None)
+
+
+def _marks(seen: SeatView, done: Action, deliberation: Deliberation, options: tuple[Option, ...]) -> tuple[Mark, ...]:
+    marks: list[Mark] = []
+    legal = seen.legal
+    mind = deliberation.mind
+    melds = seen.melds[seen.seat]
+    if Action(ActionType.WIN) in legal and done.type is not ActionType.WIN:
+        tile = seen.offered or seen.drawn
+        marks.append(Mark(MarkKind.WIN_PASSED, f"a win{'' if tile is None else f' on {tile}'} was on offer"))
+    if done.type is ActionType.DISCARD and seen.drawn is not None:
+        before = list(seen.hand)
+        before[seen.drawn] -= 1
+        after = list(seen.hand)
+        assert done.tile is not None
+        after[done.tile] -= 1
+        if mind.improving(before, melds)[0] == 0 and mind.improving(after, melds)[0] > 0:
+            marks.append(
+                Mark(
+                    MarkKind.READY_BROKEN,
+                    f"the hand was ready before drawing {seen.drawn}; throwing {done.tile} broke it",
+                )
+            )
+    if ActionType.PASS in {a.type for a in legal} and mind.improving(list(seen.hand), melds)[0] > 0:
+        ready = [
+            a
+            for a in legal
+            if a.type in (ActionType.CHOW, ActionType.PUNG, ActionType.KONG) and _readies(seen, mind, a)
+        ]
+        if ready and done not in ready:
+            marks.append(Mark(MarkKind.CLAIM_MISSED, f"{_say(ready[0], seen.offered)} would have made the hand ready"))
+    if done.type is ActionType.DISCARD:
+        mine = next((o for o in options if o.action == done), None)
+        if mine is not None:
+            for o in options:
+                if (
+                    o.action.type is ActionType.DISCARD
+                    and o.shanten <= mine.shanten
+                    and o.worth >= _NEAR_WORTH * mine.worth
+                    and mine.risk - o.risk >= _DANGER_GAP
+                    and o.risk * _DANGER_RATIO <= mine.risk
+                ):
+                    text = (
+                        f"{done.tile} (danger {mine.risk:.2f}) where {o.action.tile} kept the hand"
+                        f" about as good at danger {o.risk:.2f}"
+                    )
+                    marks.append(Mark(MarkKind.DANGER, text))
+                    break
+    return tuple(marks)
+
+
+def _readies(seen: SeatView, mind: Mind, claim: Action) -> bool:
+    """Whether ``claim`` leaves the hand ready (after the best discard, for a chow or pung)."""
+    after = seen.hand_after(claim)
+    tile = seen.offered
+    assert tile is not None
+    melds = (*seen.melds[seen.seat], _meld(claim, tile))
+    if claim.type is ActionType.KONG:
+        return mind.improving(after, melds)[0] == 0  # a loose tile follows
+    for k in range(34):
+        if after[k]:
+            after[k] -= 1
+            ready = mind.improving(after, melds)[0] == 0
+            after[k] += 1
+            if ready:
+                return True
+    return False
+
+
+def _meld(claim: Action, tile: Tile) -> SeenMeld:
+    if claim.type is ActionType.CHOW:
+        assert claim.tiles is not None
+        return SeenMeld("chow", tuple(sorted((tile, *claim.tiles))), True, tile)
+    n = 4 if claim.type is ActionType.KONG else 3
+    return SeenMeld(claim.type.value, (tile,) * n, True, tile)
+
+
+def _say(action: Action, tile: Tile | None) -> str:
+    if action.type is ActionType.CHOW and action.tiles is not None and tile is not None:
+        return "chow " + format_tiles(sorted((tile, *action.tiles)))
+    if action.type is ActionType.DISCARD:
+        return f"discard {action.tile}"
+    return action.type.value + ("" if tile is None else f" {tile}")
+
+
+def _steps(shanten: int) -> str:
+    if shanten < 0:
+        return "complete"
+    return "ready" if shanten == 0 else f"{shanten} from ready"

@@ -1,0 +1,231 @@
+"""The review (:mod:`game.review`): honest by construction, its counts right, its marks where they belong.
+
+Seat 0 deals (East) in the East round in the built positions; see tests/game/test_strong.py for the
+way a view is changed directly to set up a table the deal would take many moves to reach.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from gamekit import T, stacked_game
+
+from game import Action, ActionType
+from game.arena import ARENA_RULES, play_game
+from game.deal import DealPhase
+from game.game import Game, GamePhase
+from game.hand import shanten, waits
+from game.review import Decision, MarkKind, review, review_decision
+from game.seatview import SeatView, SeenDiscard, SeenMeld
+
+OTHERS = ("147b 147c 147d ESWN", "258b 258c 258d SWNE", "369b 369c 369d SWNG")
+
+
+def dealer_view(hand: str, draw: str) -> SeatView:
+    """The dealer's view in its first turn, holding ``hand`` and then ``draw``."""
+    return SeatView.of(stacked_game([hand, *OTHERS], draw), 0)
+
+
+def marks(decision: Decision) -> set[MarkKind]:
+    return {m.kind for m in decision.marks}
+
+
+def test_review_agrees_with_strong_on_every_decision_of_its_own_games() -> None:
+    """Four strong bots play a whole game; reviewing any seat finds that it did what the review says
+    strong would do, at every decision it had a choice in."""
+    game = play_game(["strong"] * 4, "review-agreement")
+    assert game.phase is GamePhase.OVER
+    for seat in range(4):
+        seen = review(Game(ARENA_RULES, "review-agreement"), game.log, seat)
+        decisions = seen.decisions
+        assert len(seen.hands) == len(game.results) and all(h.finished for h in seen.hands)
+        assert len(decisions) > 100
+        assert [d for d in decisions if not d.agreed] == []
+        assert seen.to_json()["agreement"] == 1.0
+
+
+def test_other_bots_disagree_and_their_figures_add_up() -> None:
+    """A greedy seat does not play like strong: its agreement is below 100 %, and the game's figures are
+    the sums of the hands' figures."""
+    game = play_game(["greedy", "strong", "normal", "strong"], "review-greedy", deals=4)
+    seen = review(Game(ARENA_RULES, "review-greedy"), game.log, 0)
+    doc = seen.to_json()
+    assert 0 < doc["agreed"] < doc["decision_count"]  # type: ignore[operator]
+    hands = doc["hands"]
+    assert isinstance(hands, list)
+    assert sum(h["decision_count"] for h in hands) == doc["decision_count"]
+    assert sum(h["deal_ins"] for h in hands) == doc["deal_ins"]
+    dealt_in = sum(1 for r in game.results if r.winner is not None and r.discarder == 0)
+    assert doc["deal_ins"] == dealt_in
+
+
+def test_acceptance_counts_match_a_brute_force_count_on_sampled_positions() -> None:
+    """For every candidate at sampled decisions, the shanten and the unseen improving tiles the review
+    reports equal a count made by adding each unseen kind to the hand it leaves and asking
+    :func:`game.hand.shanten`."""
+    game = play_game(["strong", "normal", "greedy", "random"], "review-brute", deals=3)
+    replay = Game(ARENA_RULES, "review-brute")
+    checked = 0
+    for number, (actor, action) in enumerate(game.log):
+        if replay.phase is GamePhase.DEAL and len(replay.legal_actions(actor)) > 1 and number % 3 == 0:
+            seen = SeatView.of(replay, actor)
+            for option in review_decision(seen, Action.from_json(action)).options:
+                hand = list(option.leaves)
+                if sum(hand) % 3 != 1:
+                    continue
+                now = shanten(hand)
+                better = []
+                for kind in range(34):
+                    if seen.unseen[kind] and hand[kind] < 4:
+                        hand[kind] += 1
+                        if shanten(hand) < now:
+                            better.append((kind, seen.unseen[kind]))
+                        hand[kind] -= 1
+                assert option.shanten == now, (seen.hand, option.action)
+                assert [(int(t), n) for t, n in option.improving] == better, (seen.hand, option.action)
+                checked += 1
+        replay.apply(actor, action)
+    assert checked > 300
+
+
+def test_a_tile_called_safe_against_an_opponent_could_not_have_won_it() -> None:
+    """Where the review says a discard is safe against a threatening opponent (it let that tile go since
+    its last discard, or threw it last), that opponent's hidden hand really could not win on it then."""
+    game = play_game(["strong", "strong", "normal", "greedy"], "review-safe", deals=4)
+    replay = Game(ARENA_RULES, "review-safe")
+    checked = 0
+    for actor, action in game.log:
+        if replay.phase is GamePhase.DEAL and replay.deal.phase is DealPhase.TURN and actor == replay.deal.current:
+            seen = SeatView.of(replay, actor)
+            for option in review_decision(seen, Action.from_json(action)).options:
+                tile = option.action.tile
+                if option.action.type is not ActionType.DISCARD or tile is None:
+                    continue
+                for threat in option.danger:
+                    if threat.risk == 0.0:
+                        deal = replay.deal
+                        hand = deal.hands[threat.seat][:34]
+                        blocked = tile in deal.sacred[threat.seat] or deal.missed_win[threat.seat]
+                        assert tile not in waits(hand) or blocked, (threat, tile)
+                        checked += 1
+        replay.apply(actor, action)
+    assert checked > 20
+
+
+def test_win_passed_is_marked_and_a_declared_win_is_not() -> None:
+    seen = dealer_view("123d 456b 789d 555c 2c", "2c")
+    passed = review_decision(seen, Action(ActionType.DISCARD, T("2c")))
+    assert passed.strong == Action(ActionType.WIN) and MarkKind.WIN_PASSED in marks(passed)
+    assert marks(review_decision(seen, Action(ActionType.WIN))) == set()
+
+
+def test_ready_broken_is_marked_only_when_the_discard_leaves_the_hand_not_ready() -> None:
+    """Ready on 5d before drawing 9d: throwing 9d (or 5d, now waiting on 9d) keeps it ready, 1b breaks it."""
+    seen = dealer_view("123b 456b 789b 123c 5d", "9d")
+    broken = review_decision(seen, Action(ActionType.DISCARD, T("1b")))
+    assert MarkKind.READY_BROKEN in marks(broken)
+    for kept in ("9d", "5d"):
+        assert MarkKind.READY_BROKEN not in marks(review_decision(seen, Action(ActionType.DISCARD, T(kept))))
+    far = dealer_view("147b 147c 147d ESWN", "5b")  # not ready before the draw: nothing to break
+    assert all(MarkKind.READY_BROKEN not in marks(review_decision(far, a)) for a in far.legal)
+
+
+def pung_offer(seat1: str) -> SeatView:
+    """Seat 1's view when the dealer throws a West that seat 1 holds two of."""
+    game = stacked_game(
+        ["258b 258c 258d RGP W", seat1, "369b 369c 369d SNEN", "147c 147d 3c 6c 7b S E 8c 2d"],
+        "S",
+    )
+    game.apply(0, "discard W")
+    return SeatView.of(game, 1)
+
+
+def test_a_missed_claim_that_would_make_the_hand_ready_is_marked() -> None:
+    """A pung of West, then throwing 9c, leaves seat 1 waiting on 5d: passing misses it."""
+    seen = pung_offer("123b 456b 789b WW 5d 9c")
+    assert Action(ActionType.PUNG) in seen.legal
+    assert MarkKind.CLAIM_MISSED in marks(review_decision(seen, Action(ActionType.PASS)))
+    assert MarkKind.CLAIM_MISSED not in marks(review_decision(seen, Action(ActionType.PUNG)))
+
+
+def test_passing_a_claim_that_would_not_make_the_hand_ready_is_not_marked() -> None:
+    seen = pung_offer("123b 456b 78b WW 5d 9c 1d")
+    assert Action(ActionType.PUNG) in seen.legal
+    assert MarkKind.CLAIM_MISSED not in marks(review_decision(seen, Action(ActionType.PASS)))
+
+
+def facing_a_bamboo_flush(seen: SeatView) -> SeatView:
+    """``seen`` with South showing three bamboo sets, four concealed tiles and six turns played."""
+    south = (
+        SeenMeld("pung", (T("2b"),) * 3, True, T("2b"), 2),
+        SeenMeld("chow", (T("5b"), T("6b"), T("7b")), True, T("6b"), 0),
+        SeenMeld("pung", (T("9b"),) * 3, True, T("9b"), 3),
+    )
+    throws = tuple(SeenDiscard(s % 4, T(t)) for s, t in enumerate(("N", "W", "E", "S", "1d", "7c")))
+    return dataclasses.replace(
+        seen, melds=((), south, (), ()), tile_counts=(14, 4, 13, 13), discards=throws, wall_live=seen.wall_live - 20
+    )
+
+
+def test_a_discard_far_more_dangerous_than_a_near_equal_safe_one_is_marked() -> None:
+    """Against South's bamboo flush, 5b and 5d leave hands of the same shape: 5b is marked, 5d is not, and
+    5b is not marked when no opponent looks ready."""
+    quiet = dealer_view("123c 456c 789c 11d 5b 5d", "E")
+    seen = facing_a_bamboo_flush(quiet)
+    risky = review_decision(seen, Action(ActionType.DISCARD, T("5b")))
+    options = {o.action.tile: o for o in risky.options}
+    assert options[T("5b")].shanten == options[T("5d")].shanten
+    assert options[T("5b")].risk > 3 * options[T("5d")].risk
+    assert options[T("5b")].danger[0].seat == 1
+    assert MarkKind.DANGER in marks(risky)
+    assert MarkKind.DANGER not in marks(review_decision(seen, Action(ActionType.DISCARD, T("5d"))))
+    assert MarkKind.DANGER not in marks(review_decision(quiet, Action(ActionType.DISCARD, T("5b"))))
+
+
+def test_a_deal_in_is_marked_on_the_discard_won_on_and_nowhere_else() -> None:
+    """The dealer throws the West that seat 1 is waiting on."""
+    hands = ["258b 258c 258d RGP W", "123b 456b 789b 123c W", "369b 369c 369d SNEN", "147c 147d 3c 6c 7b S E 8c 2d"]
+    game = stacked_game(hands, "S")
+    game.apply(0, "discard W")
+    while game.phase is GamePhase.DEAL:
+        seat = game.to_act()[0]
+        game.apply(seat, "win" if seat == 1 else "pass")
+    assert game.results[0].winner == 1 and game.results[0].discarder == 0
+    dealer = review(stacked_game(hands, "S"), game.log, 0)
+    (thrown,) = dealer.decisions
+    assert marks(thrown) == {MarkKind.DEAL_IN} and dealer.to_json()["deal_ins"] == 1
+    for seat in (1, 2, 3):
+        assert review(stacked_game(hands, "S"), game.log, seat).to_json()["deal_ins"] == 0
+
+
+def test_review_refuses_a_bad_seat_and_a_game_already_played_on() -> None:
+    game = play_game(["greedy"] * 4, "review-refuse", deals=1)
+    for seat in (4, -1, True):
+        try:
+            review(Game(ARENA_RULES, "review-refuse"), game.log, seat)  # type: ignore[arg-type]
+        except ValueError as exc:
+            assert "seat" in str(exc)
+        else:
+            raise AssertionError(f"seat {seat!r} accepted")
+    try:
+        review(game, game.log, 0)
+    except ValueError as exc:
+        assert "from its start" in str(exc)
+    else:
+        raise AssertionError("a played game accepted")
+
+
+def test_an_unfinished_hand_is_left_out_when_asked() -> None:
+    game = play_game(["greedy"] * 4, "review-partial", deals=1)
+    while game.phase is not GamePhase.DEAL:
+        seat = game.to_act()[0]
+        game.apply(seat, "ready")
+    for _ in range(12):
+        seat = game.to_act()[0]
+        game.apply(seat, game.legal_actions(seat)[-1])
+    actions = game.log
+    whole = review(Game(ARENA_RULES, "review-partial"), actions, 1)
+    assert [h.finished for h in whole.hands] == [True, False]
+    assert [h.finished for h in review(Game(ARENA_RULES, "review-partial"), actions, 1, finished_only=True).hands] == [
+        True
+    ]
