@@ -44,6 +44,7 @@ __all__ = ["Decision", "GameReview", "HandReview", "Mark", "MarkKind", "Option",
 # close to ready, at this share of its worth or more, and is this much safer: the gap at least
 # _DANGER_GAP (a threat about half likely to be ready, on a middle tile) and at most a third the risk.
 _NEAR_WORTH = 0.9
+_LISTED = 8  # a reason lists the improving kinds when there are at most this many
 _DANGER_GAP = 0.3
 _DANGER_RATIO = 3.0
 
@@ -97,9 +98,11 @@ class Option:
         """The candidate's figures in words."""
         parts = [_steps(self.shanten) if self.then is None else f"then {self.then}: {_steps(self.shanten)}"]
         if self.improving:
-            kinds = " ".join(f"{t}×{n}" for t, n in self.improving)
             what = "win" if self.shanten == 0 else "improve"
-            parts.append(f"{len(self.improving)} kinds {what} it, {self.unseen} unseen ({kinds})")
+            said = f"{len(self.improving)} kinds {what} it, {self.unseen} unseen"
+            if len(self.improving) <= _LISTED:
+                said += " (" + " ".join(f"{t}×{n}" for t, n in self.improving) + ")"
+            parts.append(said)
         aims = f"aims for about {self.aims:.0f} points"
         if self.aims_for:
             aims += " (" + "; ".join(self.aims_for) + ")"
@@ -143,7 +146,7 @@ class Decision:
     hand: int  # the deal's number in the game (0-based)
     seq: int  # the action's number in the game (1-based, as in the log)
     wall_live: int
-    concealed: str  # the seat's concealed tiles then, in notation
+    concealed: str  # the seat's concealed tiles then, in notation, the tile it had just drawn left out
     drawn: Tile | None  # the tile it had just drawn, in its turn
     offered: Tile | None  # the tile a claim window was about
     done: Action
@@ -317,6 +320,8 @@ def review_decision(
         options = (*options, _outside(seen, deliberation.mind, done))
     marks = _marks(seen, done, deliberation, options)
     counts = list(seen.hand)
+    if seen.drawn is not None:
+        counts[seen.drawn] -= 1
     concealed = [Tile(k) for k in range(34) for _ in range(counts[k])]
     return Decision(
         hand=hand,

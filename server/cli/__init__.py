@@ -6,11 +6,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from server.cli import admin, analyze, arena, db, history, loadtest, play, score, serve, simulate
+from server.cli import admin, analyze, arena, db, history, loadtest, play, review, score, serve, simulate
 
 __all__ = ["main"]
 
-_COMMANDS = (analyze, score, simulate, arena, play, serve, db, admin, history, loadtest)
+_COMMANDS = (analyze, score, simulate, arena, play, review, serve, db, admin, history, loadtest)
 
 
 def build_parser() -> argparse.ArgumentParser:

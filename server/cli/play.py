@@ -1,10 +1,19 @@
-"""``sparrow play``: one deal of self-play, narrated face up (the demo behind ``make run``)."""
+"""``sparrow play``: one deal of self-play, narrated face up (the demo behind ``make run``); with
+``--bots`` the seats are played by the named bots, and ``--log FILE`` writes the game's log
+(docs/log-format.md), which ``sparrow review`` and ``sparrow import`` read.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
-from game import Event, Game
+from game import Event, Game, GamePhase, Rules
+from game.arena import check_bots
+from game.bots import make_bot
+from game.seatview import SeatView, SeatViewCache
+from server.cli.arguments import whole_number
 from server.cli.selfplay import play_deals
 
 __all__ = ["register", "narrate"]
@@ -16,7 +25,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``play`` sub-command."""
     p = sub.add_parser("play", help="play one deal by the built-in policy and narrate it face up")
     p.add_argument("--seed", default="1", metavar="S", help="seed of the deal (default 1)")
+    p.add_argument(
+        "--bots", type=_bot_names, default=None, metavar="A,B,C,D", help="the bot playing each seat (default: normal)"
+    )
+    p.add_argument("--deals", type=whole_number(1), default=1, metavar="N", help="deals to play (default 1)")
+    p.add_argument("--game", action="store_true", help="play the whole game (every round), not --deals deals")
+    p.add_argument("--log", default=None, metavar="FILE", help="write the game's log to FILE ('-': standard output)")
+    p.add_argument("--quiet", action="store_true", help="narrate nothing")
     p.set_defaults(func=run)
+
+
+def _bot_names(text: str) -> tuple[str, str, str, str]:
+    try:
+        return check_bots([name.strip() for name in text.split(",")])
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace("the arena needs", "play needs")) from None
 
 
 def _who(game: Game, seat: object) -> str:
@@ -80,7 +103,53 @@ def narrate(game: Game, e: Event) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Play one deal and print it."""
+    """Play the deals and print them; status 2 on a seed a log cannot hold."""
+    if args.bots is None and args.log is None and not args.game and args.deals == 1:
+        return _demo(args)
+    try:
+        seed = int(args.seed)
+    except ValueError:
+        print(f"sparrow play: a logged game's seed is a whole number, not {args.seed!r}", file=sys.stderr)
+        return 2
+    names = args.bots or ("normal",) * 4
+    narrate_to = sys.stderr if args.log == "-" else sys.stdout
+    game = Game(Rules(), seed)
+    bots = [make_bot(name, f"{seed}/{s}") for s, name in enumerate(names)]
+    cache = SeatViewCache()
+    events = game.opening_events
+    while True:
+        if not args.quiet:
+            for event in events:
+                line = narrate(game, event)
+                if line is not None:
+                    print(line, file=narrate_to)
+        if game.phase is GamePhase.OVER or (
+            not args.game and game.phase is not GamePhase.DEAL and len(game.results) >= args.deals
+        ):
+            break
+        seat = game.to_act()[0]
+        events = game.apply(seat, bots[seat].decide(SeatView.of(game, seat, cache)))
+    if args.log is not None:
+        _write_log(game, names, seed, args.log)
+    return 0
+
+
+def _write_log(game: Game, names: tuple[str, ...], seed: int, path: str) -> None:
+    from server.history.logfile import GameLog, LoggedAction, write_log
+
+    seats = [{"name": name, "bot": True} for name in names]
+    actions = [LoggedAction(seat, dict(action), "bot") for seat, action in game.log]
+    log = GameLog(f"sparrow play --seed {seed}", "classical", {}, game.rules, seed, seats, actions)
+    text = "\n".join(write_log(log)) + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        Path(path).write_text(text, encoding="utf-8")
+        print(f"wrote the log of {len(game.results)} deal(s), {game.version} actions, to {path}", file=sys.stderr)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    """Play one deal by the built-in policy and print it."""
 
     def show(game: Game, event: Event) -> None:
         line = narrate(game, event)
