@@ -14,10 +14,10 @@ from enum import StrEnum
 from game.actions import Action, ActionType
 from game.claims import ClaimWindow, WindowKind
 from game.errors import IllegalActionError, Reason
-from game.hand import is_win
 from game.melds import Meld, MeldKind
 from game.notation import format_tiles
 from game.rules import Rules
+from game.shapes import chows_allowed, complete
 from game.tiles import NUM_KINDS, TILES, WINDS, Tile
 from game.wall import Wall
 
@@ -129,7 +129,7 @@ class Deal:
         self.result: DealResult | None = None
         self.pao: dict[int, tuple[int, str]] = {}  # seat → (seat whose discard makes it pay alone, "dragons" | "winds")
         # The last turn's actions, keyed by everything they depend on: a live table asks for them
-        # several times per action (validating it, each seat's view, a timer), and each asks `is_win`.
+        # several times per action (validating it, each seat's view, a timer), and each asks `complete`.
         self._turn_cache: tuple[tuple[object, ...], tuple[Action, ...]] | None = None
 
     # ----------------------------------------------------------------- deal
@@ -198,7 +198,7 @@ class Deal:
         hand = self.hands[seat]
         hand[tile] += 1
         try:
-            return is_win(hand)
+            return complete(hand, self.melds[seat], self.rules)
         finally:
             hand[tile] -= 1
 
@@ -234,7 +234,7 @@ class Deal:
         if self.must_discard:  # after a pung or chow claim: discard, nothing else (R6.1)
             return discards
         actions: list[Action] = []
-        if is_win(hand):
+        if complete(hand, self.melds[seat], self.rules):
             actions.append(_WIN)
         if self.wall.dead_count > 0:  # no kong while the dead wall is empty (R5.2)
             actions.extend(_KONGS[k] for k in range(34) if hand[k] == 4)
@@ -391,7 +391,8 @@ class Deal:
                 options.append(_KONG)
             if n >= 2:
                 options.append(_PUNG)
-            if seat == (discarder + 1) % 4 and tile < 27:  # R6.1: chow for the next seat only
+            # R6.1: chow for the next seat only; R17.2: while the hand may hold another chow
+            if seat == (discarder + 1) % 4 and tile < 27 and chows_allowed(self.melds[seat], self.rules) > 0:
                 options.extend(self._chow_options(hand, tile))
         if options:
             options.append(_PASS)
@@ -601,6 +602,8 @@ class Deal:
                     Reason.CHOW_NOT_NEXT,
                     f"only seat {(window.source + 1) % 4}, next after the discarder, may chow (R6.1)",
                 )
+            if chows_allowed(self.melds[seat], self.rules) <= 0:
+                return Reason.NOT_ALLOWED, f"a hand may hold {self.rules.max_chows} chow at most (R17.2)"
             assert action.tiles is not None
             missing = [t for t in action.tiles if hand[t] == 0]
             if missing:

@@ -50,8 +50,11 @@ class Rules:
     dragon_wind_doubles: bool = False  # R16: little/big three dragons, little/big four joys on every hand
     loser_pairs: Literal["best", "all"] = "best"  # R11.2 (the best pair) or R16 (every pair)
     claimed_kong_concealed: bool = False  # R16: a kong claimed with three concealed counts as concealed
-    special_hands: Literal["none", "dmjl"] = "none"  # R16: the book's own limit hands
+    special_hands: Literal["none", "dmjl", "bmja"] = "none"  # R16, R17: the book's own special hands
     nine_wins_limit: bool = False  # R16: the dealer's ninth win in a row is a limit hand; the deal passes
+    only_tile_points: bool = True  # R8.5 (R17: off)
+    flush_doubles: Literal["classical", "purity"] = "classical"  # R9, or R17's Purity alone
+    max_chows: Literal[4, 1] = 4  # R17: at most one chow in a winning hand
     seat_draw: bool = False  # R2.6: the seats are drawn when a table's game starts (off: order of arrival)
 
     def __post_init__(self) -> None:
@@ -119,6 +122,9 @@ _LATER: dict[str, object] = {
     "claimed_kong_concealed": False,
     "special_hands": "none",
     "nine_wins_limit": False,
+    "only_tile_points": True,
+    "flush_doubles": "classical",
+    "max_chows": 4,
     "seat_draw": False,
 }
 
@@ -154,7 +160,10 @@ _ALLOWED: dict[str, type | range | tuple[object, ...]] = {
     "dragon_wind_doubles": bool,
     "loser_pairs": ("best", "all"),
     "claimed_kong_concealed": bool,
-    "special_hands": ("none", "dmjl"),
+    "special_hands": ("none", "dmjl", "bmja"),
     "nine_wins_limit": bool,
+    "only_tile_points": bool,
+    "flush_doubles": ("classical", "purity"),
+    "max_chows": (4, 1),
     "seat_draw": bool,
 }

@@ -42,6 +42,20 @@ RULESETS: dict[str, Rules] = {
         special_hands="dmjl",
         nine_wins_limit=True,
     ),
+    # R17: the British Mah-Jong Association's book, as KDE Kajongg scores it.
+    "bmja": Rules(
+        limit=1000,
+        pao=False,
+        bouquet_doubles=2,
+        majors_double=True,
+        robbing_double=True,
+        claimed_kong_concealed=True,
+        loser_pairs="all",
+        special_hands="bmja",
+        only_tile_points=False,
+        flush_doubles="purity",
+        max_chows=1,
+    ),
 }
 
 

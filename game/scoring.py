@@ -11,10 +11,11 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from game.hand import decompositions, is_thirteen_orphans, is_win, waits
+from game.hand import decompositions, is_thirteen_orphans, waits
 from game.melds import Meld, MeldKind
 from game.notation import format_tiles
 from game.rules import Rules
+from game.shapes import complete, special_shape
 from game.tiles import GREENS, NUM_PLAYING_KINDS, TILES, Tile
 
 __all__ = ["Item", "Score", "ScoringError", "WinningHand", "score_win", "score_loser", "tile_name"]
@@ -253,7 +254,7 @@ def _finish(items: list[Item], rules: Rules, limit: tuple[str, str, int] | None 
 
 
 # ---------------------------------------------------------------------------- winner's hand
-def _validate(hand: WinningHand) -> list[int]:
+def _validate(hand: WinningHand, rules: Rules) -> list[int]:
     counts = list(hand.concealed[:NUM_PLAYING_KINDS])
     if len(hand.concealed) not in (34, 42) or any(c < 0 for c in counts):
         raise ScoringError("concealed tiles must be a count vector of 34 tile kinds")
@@ -279,7 +280,12 @@ def _validate(hand: WinningHand) -> list[int]:
         raise ScoringError(
             f"with {len(hand.melds)} declared sets the concealed part has {expected} tiles, not {sum(counts)}"
         )
-    if not is_win(counts):
+    if not complete(counts, hand.melds, rules):
+        if rules.max_chows < 4:
+            raise ScoringError(
+                f"not a winning hand: the tiles do not form four sets with at most {rules.max_chows} chow and a "
+                "pair (R7.1, R17.2), Thirteen Orphans or a special hand (R17.4)"
+            )
         raise ScoringError("not a winning hand: the tiles do not form four sets and a pair (R7.1) or Thirteen Orphans")
     _validate_win_by(hand, held)
     return counts
@@ -329,7 +335,7 @@ def _hand_items(counts: list[int], hand: WinningHand, rules: Rules) -> tuple[lis
     points += bonus_points
     if hand.win_by == "wall":
         points.append(Item("R8.5", "winning tile drawn from the live wall", points=2))
-    if _only_tile_wait(counts, hand):
+    if rules.only_tile_points and _only_tile_wait(counts, hand):
         points.append(Item("R8.5", "only-tile wait", points=2))
     if hand.win_by == "loose":
         points.append(Item("R8.5", "out on a loose tile", points=2))
@@ -359,12 +365,16 @@ def _pattern_doubles(sets: Sequence[_Set], pair: Tile, tiles: Sequence[Tile], ru
         items.append(Item("R9", "no chows", doubles=1))
     suits = {t // 9 for t in tiles if t < 27}
     honours = any(t.is_honour for t in tiles)
-    if len(suits) == 1 and honours:
+    if rules.flush_doubles == "purity":
+        if len(suits) == 1 and not honours and all(s.is_pung for s in sets):
+            items.append(Item("R17.3", "purity: one suit, no honours, no chows", doubles=3))
+    elif len(suits) == 1 and honours:
         items.append(Item("R9", "half flush", doubles=1))
     elif len(suits) == 1:
         items.append(Item("R9", "full flush", doubles=3))
     dragon_sets = sum(1 for s in sets if s.is_pung and s.tile.is_dragon)
-    if dragon_sets == 2 and pair.is_dragon and not rules.dragon_wind_doubles:
+    bmja = rules.special_hands == "bmja"
+    if dragon_sets == 2 and pair.is_dragon and not rules.dragon_wind_doubles and not bmja:
         items.append(Item("R9", "little three dragons", doubles=1))
     if rules.majors_double and all(t.is_terminal or t.is_honour for t in tiles):
         items.append(Item("R16.2", "only terminals and honours", doubles=1))
@@ -419,7 +429,7 @@ def _limit_hands(
             base = 9 * suits.pop()
             before = list(counts[base : base + 9])
             before[hand.winning_tile - base] -= 1
-            if before == [3, 1, 1, 1, 1, 1, 1, 1, 3]:
+            if before == [3, 1, 1, 1, 1, 1, 1, 1, 3] and rules.special_hands != "bmja":  # R17.4: Gates of Heaven
                 found.append(("Nine Gates", "R10.4", full))
     pungs = [s for s in sets if s.is_pung]
     if sum(1 for s in sets if s.kind is MeldKind.KONG) == 4:
@@ -428,16 +438,21 @@ def _limit_hands(
         found.append(("All Honours", "R10.5", full))
     if all(t.is_terminal for t in tiles):
         found.append(("All Terminals", "R10.5", full))
-    if sum(1 for s in pungs if s.tile.is_dragon) == 3:
+    bmja = rules.special_hands == "bmja"
+    if sum(1 for s in pungs if s.tile.is_dragon) == 3 and not (bmja and len(pungs) < 4):  # R17.4: no chow
         found.append(("Big Three Dragons", "R10.5", full))
     wind_sets = sum(1 for s in pungs if s.tile.is_wind)
-    if wind_sets == 3 and pair.is_wind and not rules.dragon_wind_doubles:  # R16.4: a double there
+    if wind_sets == 3 and pair.is_wind and not rules.dragon_wind_doubles and not bmja:  # R16.4, R17.4
         found.append(("Little Four Winds", "R10.5", full))
     if wind_sets == 4:
         found.append(("Big Four Winds", "R10.5", full))
     if all(t in GREENS for t in tiles):
         found.append(("All Green", "R10.5", full))
-    if len(pungs) == 4 and all(s.hidden(rules) for s in pungs):
+    if bmja:
+        one_suit = len({t // 9 for t in tiles if t < 27}) == 1
+        if len(pungs) == 4 and one_suit and all(s.concealed for s in pungs):
+            found.append(("Buried Treasure", "R17.4", full))
+    elif len(pungs) == 4 and all(s.hidden(rules) for s in pungs):
         if rules.special_hands != "dmjl":
             found.append(("Four Concealed Pungs", "R10.5", full))
         elif hand.win_by in _SELF_DRAWN:  # R16.5: Hidden Treasure is self-drawn
@@ -446,6 +461,8 @@ def _limit_hands(
         found.append(("Twofold Fortune", "R10.5", full))
     if rules.special_hands == "dmjl":
         found += _dmjl_limit_hands(tiles, hand, rules)
+    if rules.special_hands != "none":
+        found += _tile_limit_hands(hand, rules)
     if rules.nine_wins_limit and hand.dealer and hand.dealer_streak >= 8:
         found.append(("East's Ninth Win in a Row", "R16.5", full))
     return found
@@ -467,16 +484,23 @@ def _dmjl_limit_hands(tiles: Sequence[Tile], hand: WinningHand, rules: Rules) ->
             found.append(("Squirming Snake", "R16.5", full))
         if hand.win_by in _SELF_DRAWN and _hand_concealed(hand.melds, rules):
             found.append(("Concealed True Color Game", "R16.5", full))
-    if hand.win_by == "loose" and hand.winning_tile == Tile.parse("5d"):
-        found.append(("Gathering the Plum Blossom from the Roof", "R16.5", full))
-    if hand.win_by == "wall" and hand.last_tile and hand.winning_tile == Tile.parse("1d"):
-        found.append(("Plucking the Moon from the Bottom of the Sea", "R16.5", full))
-    if hand.win_by == "robbed_kong" and hand.winning_tile == Tile.parse("2b"):
-        found.append(("Scratching a Carrying Pole", "R16.5", full))
     return found
 
 
-def _arrangements(counts: list[int], hand: WinningHand) -> Iterable[tuple[list[_Set], Tile | None, bool]]:
+def _tile_limit_hands(hand: WinningHand, rules: Rules) -> list[tuple[str, str, int]]:
+    """R16.5, R17.4: the limit hands both books name after the winning tile and how it came."""
+    found: list[tuple[str, str, int]] = []
+    rule = "R16.5" if rules.special_hands == "dmjl" else "R17.4"
+    if hand.win_by == "loose" and hand.winning_tile == Tile.parse("5d"):
+        found.append(("Gathering the Plum Blossom from the Roof", rule, rules.limit))
+    if hand.win_by == "wall" and hand.last_tile and hand.winning_tile == Tile.parse("1d"):
+        found.append(("Plucking the Moon from the Bottom of the Sea", rule, rules.limit))
+    if hand.win_by == "robbed_kong" and hand.winning_tile == Tile.parse("2b"):
+        found.append(("Scratching a Carrying Pole", rule, rules.limit))
+    return found
+
+
+def _arrangements(counts: list[int], hand: WinningHand, rules: Rules) -> Iterable[tuple[list[_Set], Tile | None, bool]]:
     """Every decomposition with every choice of where the winning tile sits (R7.4), and whether it
     completed the pair; a set that the winning discard completes is exposed (R8.2). Thirteen Orphans
     yields one arrangement, no pair.
@@ -487,7 +511,10 @@ def _arrangements(counts: list[int], hand: WinningHand) -> Iterable[tuple[list[_
         return
     wt = hand.winning_tile
     on_discard = hand.win_by in _ON_A_DISCARD
+    cap = rules.max_chows - sum(1 for m in hand.melds if m.kind is MeldKind.CHOW)  # R17.2
     for d in decompositions(counts):
+        if sum(1 for s in d.sets if s.kind == "chow") > cap:
+            continue
         concealed = [_Set(MeldKind(s.kind), s.first, True) for s in d.sets]
         places: list[int] = [-1] if d.pair == wt else []
         seen = set()
@@ -508,13 +535,17 @@ def score_win(hand: WinningHand, rules: Rules) -> Score:
 
     :raises ScoringError: if the hand is not a winning hand, or its facts are impossible.
     """
-    counts = _validate(hand)
+    counts = _validate(hand, rules)
     tiles = [TILES[k] for k in range(NUM_PLAYING_KINDS) for _ in range(counts[k])]
     for m in hand.melds:
         tiles.extend(m.tiles)
     hand_points, hand_doubles = _hand_items(counts, hand, rules)
+    special = special_shape(counts, hand.melds, rules)
+    if special is not None:  # R17.4: knitting and the like score their limit (or half) outright
+        name, value = special
+        return _finish([*hand_points, *hand_doubles], rules, (name, "R17.4", value))
     best: Score | None = None
-    for sets, pair, in_pair in _arrangements(counts, hand):
+    for sets, pair, in_pair in _arrangements(counts, hand, rules):
         items = list(hand_points)
         shape_points = [item for s in sets if (item := _set_item(s)) is not None]
         pair_item = None if pair is None else _pair_item(pair, hand.seat_wind, hand.round_wind, rules)

@@ -1,0 +1,132 @@
+"""The `bmja` ruleset (R17): each of the book's differences from classical, on hands of our own."""
+
+from __future__ import annotations
+
+import pytest
+from gamekit import stacked_game
+from test_dmjl import lines, meld
+
+from game.errors import IllegalActionError
+from game.hand import counts_of
+from game.notation import parse_tiles
+from game.rulesets import RULESETS, ruleset
+from game.scoring import Score, ScoringError, WinningHand, score_loser, score_win
+from game.shapes import complete
+from game.tiles import Tile
+
+BMJA = ruleset("bmja").rules
+CLASSICAL = RULESETS["classical"]
+
+
+def win(concealed: str, melds: tuple[object, ...] = (), *, tile: str, by: str = "wall", seat: str = "S",
+        bonus: str = "", rules: object = BMJA, **facts: object) -> Score:  # fmt: skip
+    hand = WinningHand(
+        concealed=tuple(counts_of(parse_tiles(concealed))),
+        melds=melds,  # type: ignore[arg-type]
+        bonus=tuple(parse_tiles(bonus)),
+        winning_tile=Tile.parse(tile),
+        win_by=by,
+        seat_wind=Tile.parse(seat),
+        round_wind=Tile.EAST,
+        **facts,  # type: ignore[arg-type]
+    )
+    return score_win(hand, rules)  # type: ignore[arg-type]
+
+
+def test_r17_1_the_limit_is_1000_and_the_bouquets_double_twice() -> None:
+    assert BMJA.limit == 1000 and BMJA.dead_wall == 14 and BMJA.pao is False
+    loser = score_loser([0] * 34, (), parse_tiles("1f 2f 3f 4f"), Tile.EAST, Tile.EAST, BMJA)
+    assert (loser.points, loser.doubles) == (16, 3)  # all four flowers 2, own flower 1
+    assert win("EEE SSS WWW NNN RR", tile="R").value == 1000
+
+
+def test_r17_1_no_points_for_an_only_tile_wait_robbing_a_kong_is_a_double() -> None:
+    edge = win("123b 444c 222d 999d 55c", tile="3b", by="discard")
+    assert not any(i.text == "only-tile wait" for i in edge.items)
+    classical = win("123b 444c 222d 999d 55c", tile="3b", by="discard", rules=CLASSICAL)
+    assert any(i.text == "only-tile wait" for i in classical.items)
+    robbed = win("123b 555c 777d 222d 55b", tile="3b", by="robbed_kong")
+    assert ("R16.3", "robbing the kong", 1) in lines(robbed)
+
+
+def test_r17_2_a_hand_of_two_chows_is_no_winning_hand() -> None:
+    with pytest.raises(ScoringError, match="at most 1 chow"):
+        win("123b 456c 222d 999d 55b", tile="2d")
+    assert win("123b 444c 222d 999d 55b", tile="2d").points > 0
+    assert not complete(counts_of(parse_tiles("123b 222d 999d 55b")), (meld("chow", "456c"),), BMJA)
+    assert complete(counts_of(parse_tiles("123b 222d 999d 55b")), (meld("chow", "456c"),), CLASSICAL)
+
+
+def test_r17_2_a_second_chow_is_never_offered_nor_taken() -> None:
+    hands = ["147b 147c 147d ESNG", "23b 56c 9b 9c 8d SWRP 44c", "369b 369c 369d SWNR", "147b 258c 369d GPEN"]
+    for rules, second in ((CLASSICAL, True), (BMJA, False)):
+        game = stacked_game(hands, draws="9d 5d 5b 4c", rules=rules)
+        game.apply(0, "discard 1b")
+        assert "chow 2b 3b" in [str(a) for a in game.legal_actions(1)]
+        game.apply(1, "chow 2b 3b")
+        game.apply(1, "discard 9b")
+        game.apply(2, "discard 5d")
+        game.apply(3, "discard 5b")
+        game.apply(0, "discard 4c")
+        offered = [str(a) for a in game.legal_actions(1)]
+        assert "pung" in offered and ("chow 5c 6c" in offered) is second
+        if not second:
+            with pytest.raises(IllegalActionError, match="R17.2"):
+                game.apply(1, "chow 5c 6c")
+
+
+def test_r17_3_purity_replaces_the_flushes_and_little_three_dragons_doubles_nothing() -> None:
+    half = win("123b 555b 777b 999b RR", tile="R", by="discard")
+    assert half.doubles == 0  # classical: a half flush
+    chow = win("123c 555c 777c 999c 44c", tile="4c", by="discard")
+    assert chow.doubles == 0  # classical: a full flush
+    pure = win("222c 555c 777c 999c 44c", tile="4c", by="discard")
+    assert ("R17.3", "purity: one suit, no honours, no chows", 3) in lines(pure)
+    assert pure.doubles == 4  # and no chows
+    dragons = win("RRR PPP GG 222c 345b", tile="G", by="discard")
+    assert dragons.doubles == 2  # the two dragon pungs only
+
+
+def test_r17_4_gates_of_heaven_needs_the_fourteenth_tile_between_2_and_8() -> None:
+    counts = counts_of(parse_tiles("1112345678999c 5c"))
+    assert complete(counts, (), BMJA)  # two chows, but a special shape (R17.2, R17.4)
+    assert win("1112345678999c 5c".replace(" ", ""), tile="1c").limit_hand == "Gates of Heaven"
+    assert not complete(counts_of(parse_tiles("1112345678999c 9c")), (), BMJA)  # a fourth 9: not a gate
+    assert win("1112345678999c 9c".replace(" ", ""), tile="9c", rules=CLASSICAL).limit_hand == "Nine Gates"
+
+
+@pytest.mark.parametrize(
+    ("tiles", "name", "value"),
+    [
+        ("11 2345678 9d ESWN", "Wriggling Snake", 1000),
+        ("2235779b 2235779c", "Knitting", 500),
+        ("258b 258c 258d 7b7c7d 4b 4c", "Triple Knitting", 500),
+        ("11b 99c 11d EE SS RR PP", "All Pair Honours", 500),
+    ],
+)
+def test_r17_4_special_shapes_win_at_the_table_and_score_their_limit(tiles: str, name: str, value: int) -> None:
+    counts = counts_of(parse_tiles(tiles))
+    assert complete(counts, (), BMJA) and not complete(counts, (), CLASSICAL)
+    last = parse_tiles(tiles)[-1].code
+    score = win(tiles, tile=last, by="discard")
+    assert (score.limit_hand, score.value) == (name, value)
+
+
+def test_r17_4_buried_treasure_is_concealed_pungs_of_one_suit_with_honours() -> None:
+    assert win("222c 555c EEE 999c NN", tile="N", by="discard").limit_hand == "Buried Treasure"
+    assert win("222c 555b EEE 999c NN", tile="N", by="discard").limit_hand is None  # two suits
+    # a pung the discard completes is exposed, and a claimed kong is exposed for Buried Treasure
+    assert win("222c 555c EEE 999c NN", tile="E", by="discard").limit_hand is None
+    claimed = win("222c 555c EEE NN", (meld("kong", "9999c", claimed=True),), tile="E")
+    assert claimed.limit_hand is None
+
+
+def test_r17_4_three_great_scholars_needs_no_chow_and_little_four_winds_is_no_limit() -> None:
+    assert win("RRR GGG PPP 222c 55b", tile="5b", by="discard").limit_hand == "Big Three Dragons"
+    assert win("RRR GGG PPP 234c 55b", tile="5b", by="discard").limit_hand is None
+    assert win("EEE SSS NN 222c", (meld("pung", "WWW"),), tile="N", by="discard").limit_hand is None
+
+
+def test_r17_4_the_tile_limit_hands_are_the_books_too() -> None:
+    plum = win("234b 555c 55d 777d", (meld("kong", "WWWW", concealed=True),), tile="5d", by="loose")
+    assert plum.limit_hand == "Gathering the Plum Blossom from the Roof" and plum.value == 1000
