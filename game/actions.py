@@ -22,9 +22,10 @@ class ActionType(StrEnum):
     CHOW = "chow"
     PASS = "pass"
     READY = "ready"
+    ORIGINAL_CALL = "original_call"  # discard the tile and declare Original Call (R5.4)
 
 
-_NEEDS_TILE = {ActionType.DISCARD}
+_NEEDS_TILE = {ActionType.DISCARD, ActionType.ORIGINAL_CALL}
 _MAY_TILE = {ActionType.KONG}
 
 
@@ -46,7 +47,7 @@ class Action:
     @classmethod
     def parse(cls, text: str) -> Action:
         """An action from text: ``discard 5b``, ``kong 5b``, ``kong``, ``pung``, ``chow 4b 6b``, ``win``,
-        ``pass`` or ``ready``.
+        ``pass``, ``ready`` or ``original_call 5b`` (discard 5b declaring Original Call, R5.4).
 
         :raises InvalidActionError: if ``text`` is not an action.
         """

@@ -32,7 +32,7 @@ from game.policy import decide as _policy_decide
 from game.seatview import SeatView
 from game.strong import StrongBot
 
-__all__ = ["BOTS", "LEVELS", "Bot", "GreedyBot", "NormalBot", "RandomBot", "make_bot"]
+__all__ = ["BOTS", "LEVELS", "Bot", "Declaring", "GreedyBot", "NormalBot", "RandomBot", "make_bot"]
 
 
 class Bot(Protocol):
@@ -167,11 +167,47 @@ LEVELS: tuple[str, ...] = tuple(name for name in ("easy", "normal", "strong") if
 
 
 def make_bot(name: str, seed: Seed = 0) -> Bot:
-    """A new bot called ``name``; ``seed`` fixes whatever randomness it has.
+    """A new bot called ``name``; ``seed`` fixes whatever randomness it has. Every bot plays Original
+    Call (R5.4) the same way: see :class:`Declaring`.
 
     :raises ValueError: if no bot has that name (the message lists the names there are).
     """
     factory = BOTS.get(name)
     if factory is None:
         raise ValueError(f"no bot called {name!r}; the bots are {', '.join(sorted(BOTS))}")
-    return factory(seed)
+    return Declaring(factory(seed))
+
+
+_WIN = Action(ActionType.WIN)
+_PASS = Action(ActionType.PASS)
+
+
+class Declaring:
+    """Any bot, plus Original Call (R5.4) where the ruleset has it: when the discard the bot chooses
+    is its first and leaves the hand calling, it declares Original Call with it; once declared, it
+    keeps the hand as it stands (it wins when it can, throws each tile it draws and claims nothing
+    else), so it never breaks its call.
+    """
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+
+    @property
+    def name(self) -> str:
+        """The wrapped bot's name."""
+        return self.bot.name
+
+    def decide(self, seen: SeatView) -> Action:
+        """The wrapped bot's choice, but for Original Call."""
+        legal = seen.legal
+        if seen.calls[seen.seat] == "declared":
+            if _WIN in legal:
+                return _WIN
+            if seen.turn == "turn" and seen.drawn is not None and Action(ActionType.DISCARD, seen.drawn) in legal:
+                return Action(ActionType.DISCARD, seen.drawn)
+            if seen.turn in ("claim", "rob") and _PASS in legal:
+                return _PASS
+        choice = self.bot.decide(seen)
+        if choice.type is ActionType.DISCARD and Action(ActionType.ORIGINAL_CALL, choice.tile) in legal:
+            return Action(ActionType.ORIGINAL_CALL, choice.tile)
+        return choice

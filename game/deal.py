@@ -13,6 +13,7 @@ from enum import StrEnum
 
 from game.actions import Action, ActionType
 from game.claims import ClaimWindow, WindowKind
+from game.dangerous_game import dangers
 from game.errors import IllegalActionError, Reason
 from game.melds import Meld, MeldKind
 from game.notation import format_tiles
@@ -31,6 +32,7 @@ _PUNG = Action(ActionType.PUNG)
 _KONG = Action(ActionType.KONG)
 _DISCARDS = tuple(Action(ActionType.DISCARD, t) for t in TILES[:34])
 _KONGS = tuple(Action(ActionType.KONG, t) for t in TILES[:34])
+_CALLS = tuple(Action(ActionType.ORIGINAL_CALL, t) for t in TILES[:34])
 # Every chow claim, by the two tiles it takes from the hand: a, and a + 1 or a + 2 of the same suit.
 _CHOWS = {
     (a, b): Action(ActionType.CHOW, tiles=(TILES[a], TILES[b]))
@@ -65,12 +67,16 @@ class Discard:
     seat: int
     tile: Tile
     claimed_by: int | None = None
+    danger: str | None = None  # why the table judged it dangerous (R11.6): public
+    had_choice: bool = True  # whether the discarder held a tile that was not dangerous: secret until the end
 
     def to_json(self) -> dict[str, object]:
         """Public record of the discard (R12.1)."""
         out: dict[str, object] = {"seat": self.seat, "tile": self.tile.code}
         if self.claimed_by is not None:  # sent after every discard to every seat: no null to carry
             out["claimed_by"] = self.claimed_by
+        if self.danger is not None:
+            out["danger"] = self.danger
         return out
 
 
@@ -128,6 +134,8 @@ class Deal:
         self.missed_win: list[bool] = [False] * 4  # passed a win since the last live-wall draw (R6.7)
         self.result: DealResult | None = None
         self.pao: dict[int, tuple[int, str]] = {}  # seat → (seat whose discard makes it pay alone, "dragons" | "winds")
+        self.calls: list[str | None] = [None] * 4  # R5.4 Original Call: None, "declared" or "broken" (public)
+        self.liable: dict[int, int] = {}  # R11.6: seat → the seat whose dangerous discard it last claimed
         # The last turn's actions, keyed by everything they depend on: a live table asks for them
         # several times per action (validating it, each seat's view, a timer), and each asks `complete`.
         self._turn_cache: tuple[tuple[object, ...], tuple[Action, ...]] | None = None
@@ -221,7 +229,8 @@ class Deal:
 
     def _turn_actions(self, seat: int) -> list[Action]:
         hand = self.hands[seat]
-        key = (seat, *hand, self.must_discard, self.wall.dead_count > 0, self.drawn, *self.melds[seat])
+        key: tuple[object, ...] = (seat, *hand, self.must_discard, self.wall.dead_count > 0, self.drawn)
+        key += (self._may_call(seat), self.calls[seat], *self.melds[seat])
         cached = self._turn_cache
         if cached is not None and cached[0] == key:
             return list(cached[1])
@@ -229,12 +238,43 @@ class Deal:
         self._turn_cache = (key, tuple(actions))
         return actions
 
+    def _may_call(self, seat: int) -> bool:
+        """R5.4: Original Call is declared with the seat's first discard of the deal, once."""
+        return self.rules.original_call and self.calls[seat] is None and not any(d.seat == seat for d in self.discards)
+
+    def _call_actions(self, seat: int, hand: list[int]) -> list[Action]:
+        """R5.4: ``original_call t`` for each discard ``t`` that leaves the hand ready (calling)."""
+        if not self._may_call(seat):
+            return []
+        held = self.held(seat)
+        found = []
+        for k in range(34):
+            if hand[k]:
+                hand[k] -= 1
+                held[k] -= 1
+                if self._ready(seat, hand, held):
+                    found.append(_CALLS[k])
+                hand[k] += 1
+                held[k] += 1
+        return found
+
+    def _ready(self, seat: int, hand: list[int], held: list[int]) -> bool:
+        """Whether one more tile (of a kind not all four held) completes the hand under the rules."""
+        for t in range(34):
+            if held[t] < 4:
+                hand[t] += 1
+                done = complete(hand, self.melds[seat], self.rules)
+                hand[t] -= 1
+                if done:
+                    return True
+        return False
+
     def _find_turn_actions(self, seat: int, hand: list[int]) -> list[Action]:
-        discards = [_DISCARDS[k] for k in range(34) if hand[k]]
+        discards = [_DISCARDS[k] for k in range(34) if hand[k]] + self._call_actions(seat, hand)
         if self.must_discard:  # after a pung or chow claim: discard, nothing else (R6.1)
             return discards
         actions: list[Action] = []
-        if complete(hand, self.melds[seat], self.rules):
+        if self.calls[seat] != "broken" and complete(hand, self.melds[seat], self.rules):
             actions.append(_WIN)
         if self.wall.dead_count > 0:  # no kong while the dead wall is empty (R5.2)
             actions.extend(_KONGS[k] for k in range(34) if hand[k] == 4)
@@ -280,12 +320,21 @@ class Deal:
         hand = self.hands[seat]
         if action.type is ActionType.WIN:
             self._self_drawn_win(seat, events)
+        elif action.type is ActionType.ORIGINAL_CALL:
+            assert action.tile is not None
+            self.calls[seat] = "declared"
+            events.append({"type": "original_call", "seat": seat, "tile": action.tile.code})
+            self._discard(seat, action.tile, events)
         elif action.type is ActionType.DISCARD:
             assert action.tile is not None
+            if self.calls[seat] == "declared" and action.tile != self.drawn:
+                self._break_call(seat, f"discarded {action.tile}, not the tile drawn", events)
             self._discard(seat, action.tile, events)
         else:
             assert action.type is ActionType.KONG and action.tile is not None
             tile = action.tile
+            if self.calls[seat] == "declared":
+                self._break_call(seat, f"declared a kong of {tile}", events)
             chained = self.draw_source == "loose" and self.drawn == tile and self.kong_chain > 0
             self.kong_chain = self.kong_chain + 1 if chained else 1
             if hand[tile] == 4:  # R5.2b concealed kong
@@ -300,7 +349,7 @@ class Deal:
                 robbers = {
                     s: [_WIN, _PASS]
                     for s in self._others(seat)
-                    if self._can_win_with(s, tile) and not self._sacred_blocks(s, tile)
+                    if self._can_win_with(s, tile) and not self._sacred_blocks(s, tile) and self.calls[s] != "broken"
                 }
                 if self.rules.claim_pause:  # R6.9: everyone is asked, so that being asked tells nothing
                     robbers = {s: robbers.get(s, [_PASS]) for s in self._others(seat)}
@@ -310,6 +359,25 @@ class Deal:
                     events.append({"type": "window", "kind": "rob", "tile": tile.code, "from": seat})
                 else:
                     self._complete_added_kong(seat, tile, events)
+
+    def _break_call(self, seat: int, why: str, events: list[Event]) -> None:
+        """R5.4: a seat that changes its hand after declaring Original Call may not win this deal."""
+        self.calls[seat] = "broken"
+        events.append({"type": "original_call_broken", "seat": seat, "reason": why})
+
+    def _judge_danger(self, seat: int, tile: Tile) -> tuple[str | None, bool]:
+        """R11.6: why discarding ``tile`` is dangerous (None if it is not), and whether the discarder
+        had a choice: a tile it held that was not dangerous, or a claim it just made.
+        """
+        if not self.rules.dangerous_game:
+            return None, True
+        seen = [d.tile for d in self.discards if d.claimed_by is None]
+        dangerous = dict(dangers(self.melds, seen, self.wall.live_count)[seat])
+        why = dangerous.get(tile.code)
+        if why is None:
+            return None, True
+        hand = self.hands[seat]
+        return why, self.must_discard or any(hand[k] and TILES[k].code not in dangerous for k in range(34))
 
     def _others(self, seat: int) -> list[int]:
         return [(seat + i) % 4 for i in (1, 2, 3)]
@@ -361,14 +429,17 @@ class Deal:
         events.append({"type": "turn", "seat": seat})
 
     def _discard(self, seat: int, tile: Tile, events: list[Event]) -> None:
+        danger, had_choice = self._judge_danger(seat, tile)
         self.hands[seat][tile] -= 1
-        self.discards.append(Discard(seat, tile))
+        self.discards.append(Discard(seat, tile, danger=danger, had_choice=had_choice))
         self.sacred[seat].add(tile)
         self.drawn = None
         self.draw_source = None
         self.must_discard = False
         self.kong_chain = 0
         events.append({"type": "discard", "seat": seat, "tile": tile.code})
+        if danger is not None:
+            events.append({"type": "dangerous", "seat": seat, "tile": tile.code, "reason": danger})
         if self.rules.claim_pause:  # R6.9: every other seat is asked, with pass as its only answer if need be
             options = {s: self._claim_options(s, seat, tile) or [_PASS] for s in self._others(seat)}
         else:
@@ -383,7 +454,7 @@ class Deal:
     def _claim_options(self, seat: int, discarder: int, tile: Tile) -> list[Action]:
         hand = self.hands[seat]
         options: list[Action] = []
-        if self._can_win_with(seat, tile) and not self._sacred_blocks(seat, tile):
+        if self._can_win_with(seat, tile) and not self._sacred_blocks(seat, tile) and self.calls[seat] != "broken":
             options.append(_WIN)
         if self.wall.live_count > 0:  # R6.8: the last discard may be claimed only to win
             n = hand[tile]
@@ -438,6 +509,10 @@ class Deal:
             return
         discard = self.discards[-1]
         discard.claimed_by = seat
+        if discard.danger is not None and discard.had_choice and action.type is not ActionType.KONG:
+            self.liable[seat] = discard.seat  # R11.6: it took a dangerous discard played with a choice
+        if action.type is not ActionType.WIN and self.calls[seat] == "declared":
+            self._break_call(seat, f"claimed {tile} for a {action.type.value}", events)
         if action.type is ActionType.WIN:
             self.hands[seat][tile] += 1
             self._end_with_win(seat, tile, "discard", window.source, events)
@@ -563,11 +638,15 @@ class Deal:
         window = self.window
         assert window is not None
         tile = window.tile
-        if kind in (ActionType.DISCARD, ActionType.READY) or (kind is ActionType.KONG and action.tile is not None):
+        if kind in (ActionType.DISCARD, ActionType.READY, ActionType.ORIGINAL_CALL) or (
+            kind is ActionType.KONG and action.tile is not None
+        ):
             return Reason.NOT_YOUR_TURN, f"a claim window is open on {tile}: claim it or pass"
         if seat == window.source:
             return Reason.NOT_OFFERED, f"seat {seat} cannot claim its own tile {tile}"
         hand = self.hands[seat]
+        if kind is ActionType.WIN and self.calls[seat] == "broken":
+            return Reason.NOT_ALLOWED, f"seat {seat} broke its Original Call (R5.4) and may not win this hand"
         if kind is ActionType.WIN:
             if not self._can_win_with(seat, tile):
                 return Reason.NOT_A_WIN, f"{tile} does not complete seat {seat}'s hand"
@@ -621,8 +700,12 @@ class Deal:
         if claimish:
             return Reason.WINDOW_CLOSED, "no claim window is open: it is your turn to discard, win or declare a kong"
         tile = action.tile
-        if kind is ActionType.DISCARD and tile is not None:
+        if kind in (ActionType.DISCARD, ActionType.ORIGINAL_CALL) and tile is not None and not hand[tile]:
             return Reason.TILE_NOT_HELD, f"seat {seat} does not hold {tile}"
+        if kind is ActionType.ORIGINAL_CALL:
+            return Reason.NOT_ALLOWED, self._why_no_call(seat, tile)
+        if kind is ActionType.WIN and self.calls[seat] == "broken":
+            return Reason.NOT_ALLOWED, f"seat {seat} broke its Original Call (R5.4) and may not win this hand"
         if kind is ActionType.WIN:
             return Reason.NOT_A_WIN, f"seat {seat}'s hand {format_tiles(self._tiles_of(seat))} is not a winning hand"
         if kind is ActionType.KONG and tile is not None:
@@ -637,6 +720,15 @@ class Deal:
                 return Reason.TILE_NOT_HELD, f"seat {seat} does not hold {tile}"
             return Reason.KONG_NEEDS_THREE, f"a concealed kong needs four {tile}; seat {seat} holds {hand[tile]}"
         return Reason.NOT_ALLOWED, f"{action} is not allowed now"
+
+    def _why_no_call(self, seat: int, tile: Tile | None) -> str:
+        if not self.rules.original_call:
+            return "this ruleset has no Original Call (option original_call, R5.4)"
+        if self.calls[seat] is not None:
+            return f"seat {seat} has already declared Original Call (R5.4)"
+        if any(d.seat == seat for d in self.discards):
+            return "Original Call is declared only with one's first discard of the hand (R5.4)"
+        return f"discarding {tile} leaves seat {seat}'s hand not ready: Original Call needs a calling hand (R5.4)"
 
     # ---------------------------------------------------------- internals
     def tile_census(self) -> Counter[Tile]:
@@ -683,4 +775,15 @@ class Deal:
             "missed_win": list(self.missed_win),
             "result": None if self.result is None else self.result.to_json(),
             "pao": {str(s): list(v) for s, v in sorted(self.pao.items())},
+            **self._declarations_state(),
         }
+
+    def _declarations_state(self) -> dict[str, object]:
+        """R5.4 and R11.6 state, only under rules that have them (so older digests stay what they were)."""
+        out: dict[str, object] = {}
+        if self.rules.original_call:
+            out["calls"] = list(self.calls)
+        if self.rules.dangerous_game:
+            out["dangers"] = [[d.danger, d.had_choice] for d in self.discards]
+            out["liable"] = {str(s): v for s, v in sorted(self.liable.items())}
+        return out

@@ -20,14 +20,18 @@ class Reckoning:
     scores: tuple[Score | None, ...]
     settlement: Settlement
     pao: int | None
+    dangerous: int | None = None  # the seat that pays for all after a Dangerous Game (R11.6)
 
     def to_json(self) -> dict[str, object]:
-        """Plain JSON: scores by seat, changes and payments."""
-        return {
+        """Plain JSON: scores by seat, changes and payments (``dangerous`` only when a seat pays by R11.6)."""
+        out: dict[str, object] = {
             "scores": [None if s is None else s.to_json() for s in self.scores],
             "pao": self.pao,
             **self.settlement.to_json(),
         }
+        if self.dangerous is not None:
+            out["dangerous"] = self.dangerous
+        return out
 
 
 def reckon(deal: Deal, dealer_streak: int = 0) -> Reckoning:
@@ -60,6 +64,7 @@ def reckon(deal: Deal, dealer_streak: int = 0) -> Reckoning:
                 first_turn=result.first_turn,
                 loose_kongs=result.loose_kongs,
                 dealer_streak=dealer_streak if seat == deal.dealer else 0,
+                original_call=deal.calls[seat] == "declared",
             )
             scores.append(score_win(hand, rules))
         else:
@@ -73,6 +78,8 @@ def reckon(deal: Deal, dealer_streak: int = 0) -> Reckoning:
         payer, group = deal.pao[winner]
         if scores[winner].limit_hand == _PAO_LIMITS[group]:
             pao = payer  # R11.3: only when the hand really is Big Three Dragons / Big Four Winds
+    # R11.6: the winner took a discard the table judged dangerous, played with a choice.
+    dangerous = deal.liable.get(winner) if rules.dangerous_game and pao is None else None
     values = [s.value for s in scores]
-    settlement = settle(rules, winner, deal.dealer, result.discarder, values, pao)
-    return Reckoning(tuple(scores), settlement, pao)
+    settlement = settle(rules, winner, deal.dealer, result.discarder, values, pao, dangerous)
+    return Reckoning(tuple(scores), settlement, pao, dangerous)

@@ -56,6 +56,8 @@ class Rules:
     flush_doubles: Literal["classical", "purity"] = "classical"  # R9, or R17's Purity alone
     max_chows: Literal[4, 1] = 4  # R17: at most one chow in a winning hand
     seat_draw: bool = False  # R2.6: the seats are drawn when a table's game starts (off: order of arrival)
+    original_call: bool = False  # R5.4: a ready hand may be declared with the first discard; 1 double at the win
+    dangerous_game: bool = False  # R11.6: a dangerous discard that helps the winner makes its discarder pay for all
 
     def __post_init__(self) -> None:
         for name, allowed in _ALLOWED.items():
@@ -126,6 +128,8 @@ _LATER: dict[str, object] = {
     "flush_doubles": "classical",
     "max_chows": 4,
     "seat_draw": False,
+    "original_call": False,
+    "dangerous_game": False,
 }
 
 _ALLOWED: dict[str, type | range | tuple[object, ...]] = {
@@ -166,4 +170,6 @@ _ALLOWED: dict[str, type | range | tuple[object, ...]] = {
     "flush_doubles": ("classical", "purity"),
     "max_chows": (4, 1),
     "seat_draw": bool,
+    "original_call": bool,
+    "dangerous_game": bool,
 }

@@ -123,6 +123,7 @@ class WinningHand:
     first_turn: bool = False
     loose_kongs: int = 0
     dealer_streak: int = 0  # the dealer's wins in a row before this one (R16 ``nine_wins_limit``)
+    original_call: bool = False  # declared with the first discard and kept (R5.4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,7 +355,25 @@ def _hand_items(counts: list[int], hand: WinningHand, rules: Rules) -> tuple[lis
         doubles.append(Item("R16.3", "won on a loose tile", doubles=1))
     if rules.robbing_double and hand.win_by == "robbed_kong":
         doubles.append(Item("R16.3", "robbing the kong", doubles=1))
+    if hand.original_call:
+        doubles.append(Item("R5.4", "Original Call", doubles=1))
     return points, doubles
+
+
+def _validate_call(hand: WinningHand, rules: Rules) -> None:
+    """R5.4: Original Call only where the ruleset has it, on a hand that cannot have changed since."""
+    if not hand.original_call:
+        return
+    if not rules.original_call:
+        raise ScoringError("this ruleset has no Original Call (option original_call, R5.4)")
+    claimed = sum(1 for m in hand.melds if not m.concealed)
+    if claimed > 1:
+        raise ScoringError(
+            f"a hand with Original Call cannot change after the first discard (R5.4): at most one declared set"
+            f" was claimed before it, not {claimed}"
+        )
+    if hand.loose_kongs:
+        raise ScoringError("a kong after Original Call changes the hand (R5.4), so no loose_kongs with it")
 
 
 def _pattern_doubles(sets: Sequence[_Set], pair: Tile, tiles: Sequence[Tile], rules: Rules) -> list[Item]:
@@ -536,6 +555,7 @@ def score_win(hand: WinningHand, rules: Rules) -> Score:
     :raises ScoringError: if the hand is not a winning hand, or its facts are impossible.
     """
     counts = _validate(hand, rules)
+    _validate_call(hand, rules)
     tiles = [TILES[k] for k in range(NUM_PLAYING_KINDS) for _ in range(counts[k])]
     for m in hand.melds:
         tiles.extend(m.tiles)

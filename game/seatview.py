@@ -78,6 +78,7 @@ class SeatView:
     offered_by: int | None  # the seat that discarded it (or is adding the kong)
     legal: tuple[Action, ...]
     visible: tuple[int, ...] = field(default=(), compare=False)  # copies of each kind this seat can see
+    calls: tuple[str | None, ...] = (None, None, None, None)  # each seat's Original Call (R5.4), public
 
     @classmethod
     def of(cls, game: Game, seat: int, cache: SeatViewCache | None = None) -> SeatView:
@@ -166,6 +167,7 @@ class _Reader:
             melds=tuple(self.meld(m) for m in doc["melds"]),
             bonus=tuple(Tile.parse(b) for b in doc["bonus"]),
             concealed=None if concealed is None else self.counts(concealed),
+            call=doc.get("original_call"),
         )
 
     def meld(self, doc: Mapping[str, Any]) -> SeenMeld:
@@ -284,6 +286,7 @@ class _SeenSeat:
     melds: tuple[SeenMeld, ...]
     bonus: tuple[Tile, ...]
     concealed: tuple[int, ...] | None
+    call: str | None = None
 
 
 def _discard(doc: Mapping[str, Any]) -> SeenDiscard:
@@ -335,6 +338,7 @@ def _read(doc: Mapping[str, Any], rules: Rules, reader: _Reader) -> SeatView:
         offered_by=turn.get("from") if offered else None,
         legal=reader.actions(doc["legal_actions"]),
         visible=tuple(visible),
+        calls=tuple(s.call for s in seats),
     )
 
 

@@ -68,24 +68,26 @@ def settle(
     discarder: int | None,
     values: Sequence[int],
     pao: int | None = None,
+    dangerous: int | None = None,
 ) -> Settlement:
     """Settle a deal. ``values[winner]`` is the winner's hand value, the others the losers' own hand
-    values (used only when ``losers_settle`` is on). ``pao`` names the seat that pays alone (R11.3).
+    values (used only when ``losers_settle`` is on). ``pao`` names the seat that pays alone (R11.3),
+    ``dangerous`` the seat whose dangerous discard the winner took (R11.6, with ``dangerous_game``).
 
     >>> settle(Rules(losers_settle=False), 1, 0, 2, [0, 30, 0, 0]).changes  # R15.3
     (-60, 120, -30, -30)
 
     :raises ValueError: on seats outside 0–3, a discarder who is the winner, or negative values.
     """
-    seats = [s for s in (winner, dealer, discarder, pao) if s is not None]
+    seats = [s for s in (winner, dealer, discarder, pao, dangerous) if s is not None]
     if any(not 0 <= s <= 3 for s in seats) or len(values) != 4:
         raise ValueError("seats are 0–3 and there are four values")
     if any(v < 0 for v in values):
         raise ValueError("hand values are never negative")
     if winner is None:  # R11.4: a wash-out pays nothing
         return Settlement((0, 0, 0, 0), ())
-    if discarder == winner or pao == winner:
-        raise ValueError("the winner cannot be the discarder or the pao seat")
+    if discarder == winner or pao == winner or dangerous == winner:
+        raise ValueError("the winner cannot be the discarder, the pao seat or the dangerous discarder")
     changes = [0, 0, 0, 0]
     payments: list[Payment] = []
 
@@ -99,6 +101,9 @@ def settle(
     if pao is not None and rules.pao:
         total = sum(amount for _, amount, _, _ in owed)
         pay(pao, winner, total, "R11.3", f"pao: pays alone for all three losers ({total})")
+    elif dangerous is not None and rules.dangerous_game:
+        total = sum(amount for _, amount, _, _ in owed)
+        pay(dangerous, winner, total, "R11.6", f"Dangerous Game: pays alone for all three losers ({total})")
     else:
         for payer, amount, rule, text in owed:
             pay(payer, winner, amount, rule, text)

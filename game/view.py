@@ -68,6 +68,7 @@ class ViewCache:
             tuple(hand) if show else sum(hand),
             tuple(deal.melds[s]),
             len(deal.bonus[s]),
+            deal.calls[s],
         )
         cached = self._seats.get((s, show))
         if cached is not None and cached[0] == key:
@@ -170,6 +171,8 @@ def _seat_view(game: Game, deal: Deal, s: int, *, show: bool) -> dict[str, objec
         "melds": [m.to_json() for m in deal.melds[s]],
         "bonus": [t.code for t in deal.bonus[s]],
     }
+    if deal.calls[s] is not None:  # R5.4: a declaration is public, and so is breaking it
+        item["original_call"] = deal.calls[s]
     if show:
         item["concealed"] = format_tiles(deal.concealed(s))
     return item
