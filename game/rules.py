@@ -55,6 +55,7 @@ class Rules:
     only_tile_points: bool = True  # R8.5 (R17: off)
     flush_doubles: Literal["classical", "purity"] = "classical"  # R9, or R17's Purity alone
     max_chows: Literal[4, 1] = 4  # R17: at most one chow in a winning hand
+    calling_limits: bool = False  # R17: a loser one tile short of a limit hand earns a share of the limit
     seat_draw: bool = False  # R2.6: the seats are drawn when a table's game starts (off: order of arrival)
     original_call: bool = False  # R5.4: a ready hand may be declared with the first discard; 1 double at the win
     dangerous_game: bool = False  # R11.6: a dangerous discard that helps the winner makes its discarder pay for all
@@ -127,6 +128,7 @@ _LATER: dict[str, object] = {
     "only_tile_points": True,
     "flush_doubles": "classical",
     "max_chows": 4,
+    "calling_limits": False,
     "seat_draw": False,
     "original_call": False,
     "dangerous_game": False,
@@ -169,6 +171,7 @@ _ALLOWED: dict[str, type | range | tuple[object, ...]] = {
     "only_tile_points": bool,
     "flush_doubles": ("classical", "purity"),
     "max_chows": (4, 1),
+    "calling_limits": bool,
     "seat_draw": bool,
     "original_call": bool,
     "dangerous_game": bool,

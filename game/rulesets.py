@@ -55,6 +55,7 @@ RULESETS: dict[str, Rules] = {
         only_tile_points=False,
         flush_doubles="purity",
         max_chows=1,
+        calling_limits=True,
     ),
 }
 

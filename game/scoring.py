@@ -248,7 +248,7 @@ def _finish(items: list[Item], rules: Rules, limit: tuple[str, str, int] | None 
     if limit is not None:
         name, rule, value = limit
         items = [*items, Item(rule, f"{name}: limit hand", limit=value)]
-        half = " (half)" if value < rules.limit else ""
+        half = "" if value == rules.limit else " (half)" if 2 * value == rules.limit else f" ({value} of {rules.limit})"
         return Score(points, doubles, name, value, tuple(items), f"{name}: limit{half} {value}")
     value, arithmetic = _value(points, doubles, rules)
     return Score(points, doubles, None, value, tuple(items), arithmetic)
@@ -602,6 +602,54 @@ def score_win(hand: WinningHand, rules: Rules) -> Score:
 
 
 # ---------------------------------------------------------------------------- losers' hands
+# R17.5: a loser's hand one tile short of these limit hands earns this many tenths of the limit.
+_CALLING_TENTHS = {
+    "All Honours": 4,
+    "All Terminals": 4,
+    "All Green": 4,
+    "Thirteen Orphans": 4,
+    "Big Three Dragons": 4,
+    "Big Four Winds": 4,
+    "Four Kongs": 4,
+    "Buried Treasure": 4,
+    "Gates of Heaven": 4,
+    "Wriggling Snake": 4,
+    "Knitting": 2,
+    "Triple Knitting": 2,
+    "All Pair Honours": 2,
+}
+
+
+def _calling_for(
+    counts: list[int], melds: Sequence[Meld], bonus: Sequence[Tile], seat_wind: Tile, round_wind: Tile, rules: Rules
+) -> tuple[tuple[str, int] | None, bool]:
+    """R17.5: the best limit hand (name, value) one more tile would make of a loser's hand, and
+    whether one more tile would make it a Purity hand."""
+    best: tuple[str, int] | None = None
+    purity = False
+    held = list(counts)
+    for m in melds:
+        for t in m.tiles:
+            held[t] += 1
+    if sum(counts) != 13 - 3 * len(melds):
+        return None, False
+    for k in range(NUM_PLAYING_KINDS):
+        if held[k] >= 4:
+            continue
+        full = list(counts)
+        full[k] += 1
+        if not complete(full, melds, rules):
+            continue
+        hand = WinningHand(tuple(full), tuple(melds), tuple(bonus), TILES[k], "wall", seat_wind, round_wind)
+        score = score_win(hand, rules)
+        if score.limit_hand in _CALLING_TENTHS:
+            value = rules.limit * _CALLING_TENTHS[score.limit_hand] // 10
+            if best is None or value > best[1]:
+                best = (score.limit_hand, value)
+        purity = purity or any(i.rule == "R17.3" for i in score.items)
+    return best, purity
+
+
 def score_loser(
     concealed: Sequence[int],
     melds: Sequence[Meld],
@@ -631,4 +679,12 @@ def score_loser(
     items += _honour_set_doubles(sets, seat_wind, round_wind)
     items += _every_hand_doubles(sets, held_pairs, rules)
     items += bonus_doubles
-    return _finish(items, rules)
+    if not rules.calling_limits:
+        return _finish(items, rules)
+    calling, purity = _calling_for(counts, melds, bonus, seat_wind, round_wind, rules)
+    if purity:
+        items.append(Item("R17.5", "calling for Purity", doubles=3))
+    score = _finish(items, rules)
+    if calling is not None and calling[1] > score.value:
+        return _finish(items, rules, (f"Calling for {calling[0]}", "R17.5", calling[1]))
+    return score

@@ -130,3 +130,28 @@ def test_r17_4_three_great_scholars_needs_no_chow_and_little_four_winds_is_no_li
 def test_r17_4_the_tile_limit_hands_are_the_books_too() -> None:
     plum = win("234b 555c 55d 777d", (meld("kong", "WWWW", concealed=True),), tile="5d", by="loose")
     assert plum.limit_hand == "Gathering the Plum Blossom from the Roof" and plum.value == 1000
+
+
+def _loser(concealed: str, melds: tuple[object, ...] = (), rules: object = BMJA) -> Score:
+    return score_loser(counts_of(parse_tiles(concealed)), melds, (), Tile.SOUTH, Tile.EAST, rules)  # type: ignore[arg-type]
+
+
+def test_r17_5_a_loser_one_tile_short_of_a_limit_hand_earns_a_share_of_the_limit() -> None:
+    gates = _loser("111345678999c 5c")  # the 2 of characters makes Gates of Heaven
+    assert (gates.limit_hand, gates.value) == ("Calling for Gates of Heaven", 400)
+    assert gates.arithmetic == "Calling for Gates of Heaven: limit (400 of 1000) 400"
+    scholars = _loser("RRR GGG PP 222c 55b")
+    assert (scholars.limit_hand, scholars.value) == ("Calling for Big Three Dragons", 400)
+    knitting = _loser("223577b 2235779c")  # the 9 of bamboo makes Knitting: a fifth of the limit
+    assert (knitting.limit_hand, knitting.value) == ("Calling for Knitting", 200)
+    assert _loser("111345678999c 5c", rules=CLASSICAL).limit_hand is None
+    # a hand whose own value is higher keeps it
+    big = _loser("RRR GGG PP SS", (meld("kong", "EEEE", concealed=True),))  # calling for All Honours too
+    assert big.limit_hand is None and big.value == (32 + 8 + 8 + 2 + 2) * 8
+
+
+def test_r17_5_calling_for_purity_is_three_doubles() -> None:
+    score = _loser("444b 666b 88b 99b", (meld("pung", "222b"),))
+    assert ("R17.5", "calling for Purity", 3) in lines(score)
+    assert (score.points, score.doubles, score.value) == (10, 3, 80)
+    assert _loser("444b 666b 88b 99c", (meld("pung", "222b"),)).doubles == 0
