@@ -41,6 +41,8 @@ RULESETS: dict[str, Rules] = {
         claimed_kong_concealed=True,
         special_hands="dmjl",
         nine_wins_limit=True,
+        original_call=True,
+        dangerous_game=True,
     ),
     # R17: the British Mah-Jong Association's book, as KDE Kajongg scores it.
     "bmja": Rules(
@@ -56,6 +58,8 @@ RULESETS: dict[str, Rules] = {
         flush_doubles="purity",
         max_chows=1,
         calling_limits=True,
+        original_call=True,
+        dangerous_game=True,
     ),
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from gamekit import stacked_wall
 
 from game import Game, GamePhase
@@ -9,7 +10,7 @@ from game.hand import counts_of
 from game.melds import Meld, MeldKind
 from game.notation import parse_tiles
 from game.rulesets import RULESETS, ruleset
-from game.scoring import Score, WinningHand, score_loser, score_win
+from game.scoring import Score, ScoringError, WinningHand, score_loser, score_win
 from game.tiles import Tile
 
 DMJL = ruleset("dmjl").rules
@@ -262,3 +263,12 @@ def test_classical_scores_are_unchanged_by_the_new_options() -> None:
     hand = ("222c 777b WWW 99d", (meld("chow", "456d"),))
     assert win(*hand, tile="9d", by="discard", rules=CLASSICAL).doubles == 0
     assert win(*hand, tile="9d", by="discard").doubles == 1
+
+
+def test_r16_8_original_call_is_a_double_and_the_dangerous_game_is_played() -> None:
+    hand = ("234b 678c 11d 567d 789b",)
+    called = win(*hand, tile="7b", original_call=True)
+    assert ("R5.4", "Original Call", 1) in lines(called)
+    assert DMJL.dangerous_game and RULESETS["bmja"].original_call and RULESETS["bmja"].dangerous_game
+    with pytest.raises(ScoringError, match="no Original Call"):
+        win(*hand, tile="7b", original_call=True, rules=CLASSICAL)
