@@ -160,8 +160,13 @@ class Decision:
         """Whether the seat did what the bot would have done."""
         return self.done == self.strong
 
-    def to_json(self) -> dict[str, object]:
-        """Plain JSON data."""
+    def to_json(self, options: int | None = None) -> dict[str, object]:
+        """Plain JSON data; ``options`` keeps only the bot's first candidates and the one the seat chose."""
+        shown = (
+            self.options
+            if options is None
+            else [o for i, o in enumerate(self.options) if i < options or o.action == self.done]
+        )
         return {
             "hand": self.hand,
             "seq": self.seq,
@@ -173,7 +178,8 @@ class Decision:
             "strong": self.strong.to_json(),
             "agreed": self.agreed,
             "mode": self.mode,
-            "options": [o.to_json() for o in self.options],
+            "options": [o.to_json() for o in shown],
+            "option_count": len(self.options),
             "marks": [m.to_json() for m in self.marks],
         }
 
@@ -201,15 +207,17 @@ class HandReview:
         """How many decisions carry a mark of ``kind``."""
         return sum(1 for d in self.decisions for m in d.marks if m.kind is kind)
 
-    def to_json(self) -> dict[str, object]:
-        """Plain JSON data."""
-        return {
+    def to_json(self, options: int | None = None, decisions: bool = True) -> dict[str, object]:
+        """Plain JSON data (``options``: as :meth:`Decision.to_json`; ``decisions``: False leaves them out)."""
+        doc: dict[str, object] = {
             "hand": self.number,
             "finished": self.finished,
             "result": None if self.result is None else self.result.to_json(),
-            "decisions": [d.to_json() for d in self.decisions],
             **_figures(self.decisions),
         }
+        if decisions:
+            doc["decisions"] = [d.to_json(options) for d in self.decisions]
+        return doc
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,9 +232,11 @@ class GameReview:
         """Every reviewed decision, in order."""
         return tuple(d for h in self.hands for d in h.decisions)
 
-    def to_json(self) -> dict[str, object]:
-        """Plain JSON data: the seat, each hand, and the figures over all of them."""
-        return {"seat": self.seat, "hands": [h.to_json() for h in self.hands], **_figures(self.decisions)}
+    def to_json(self, options: int | None = None, decisions: bool = True) -> dict[str, object]:
+        """Plain JSON data: the seat, each hand, and the figures over all of them (the arguments as
+        :meth:`HandReview.to_json`)."""
+        hands = [h.to_json(options, decisions) for h in self.hands]
+        return {"seat": self.seat, "hands": hands, **_figures(self.decisions)}
 
 
 def _figures(decisions: Sequence[Decision]) -> dict[str, object]:

@@ -32,6 +32,7 @@ from server.club.secret import load_secret
 from server.club.sessions import GUEST_MAX_AGE, keep_cookie
 from server.cluster.identity import cluster_prefix
 from server.history.pages import history_pages
+from server.history.reviews import review_routes
 from server.history.routes import history_routes
 from server.https import Hsts
 from server.lobby import Lobby
@@ -370,6 +371,7 @@ def create_app(
         WebSocketRoute("/ws", table_socket, name="ws"),
         *page_routes(),
         *history_routes(),
+        *review_routes(),
         *history_pages(),
         *club_routes(),
     ]

@@ -1,0 +1,168 @@
+"""The review routes (issue 35): one seat's decisions beside the strong bot's, over HTTP.
+
+- ``GET /api/games/{id}/review?seat=N``: the seat's figures per hand and over the game (no decisions).
+- ``GET /api/games/{id}/hands/{n}/review?seat=N``: the seat's decisions in hand ``n``, each with the
+  bot's first candidates (and the one the seat chose) and their reasons, and the marks.
+
+A finished game is public: any seat may be reviewed, every hand. A game still being played is
+reviewed only as far as the asker may see: the asker proves a seat with its seat token (the header
+``X-Seat-Token``, as the table page keeps it), and gets that seat's finished hands only. A seat's own
+decisions in a finished hand show nothing the seat did not see then, and the hand's end is public.
+
+A review replays the game from its start in a thread of its own (about half a second of CPU for 16
+hands: never on the event loop), and its answers are kept like hand replays' answers: a finished
+game's for good, a running game's while its count of finished hands stays the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+
+from cachetools import LRUCache
+from sqlalchemy import select
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from game.review import GameReview
+from server.history.logfile import GameLog
+from server.history.replay import keep, store
+from server.history.review import default_seat, review_log
+from server.store.games import load_log
+from server.store.journal import SqlJournal
+from server.store.models import GameRow, SeatRow
+from server.tables.journal import hash_token
+
+__all__ = ["REVIEWS_BYTES", "TOKEN_HEADER", "review_routes"]
+
+# Review answers kept per database (server process): a hand's answer is 20–80 kB, a game's summary 5 kB.
+REVIEWS_BYTES = 16 * 2**20
+TOKEN_HEADER = "X-Seat-Token"
+_OPTIONS = 5  # candidates sent per decision (and the one the seat chose, if it is not among them)
+
+Key = tuple[str, str, int, int]  # game, status, seat, finished hands
+
+
+def _journal(request: Request) -> SqlJournal | None:
+    journal = getattr(request.app.state, "store", None)
+    return journal if isinstance(journal, SqlJournal) else None
+
+
+def _refuse(reason: str, message: str, status: int) -> Response:
+    return JSONResponse({"error": {"reason": reason, "message": message}}, status_code=status)
+
+
+def _kept(request: Request) -> LRUCache[tuple[Key, int | None], bytes]:
+    kept = getattr(request.app.state, "reviews", None)
+    if not isinstance(kept, LRUCache):
+        kept = request.app.state.reviews = store(REVIEWS_BYTES)
+    return kept
+
+
+async def api_review(request: Request) -> Response:
+    """The seat's figures per hand and over the game."""
+    return await _answer(request, None)
+
+
+async def api_hand_review(request: Request) -> Response:
+    """The seat's decisions in one hand."""
+    text = request.path_params["number"]
+    if not (text.isascii() and text.isdigit() and len(text) < 6 and int(text) >= 1):
+        return _refuse("input/bad_query", "hands are numbered from 1", 400)
+    return await _answer(request, int(text) - 1)
+
+
+async def _answer(request: Request, hand: int | None) -> Response:
+    journal = _journal(request)
+    if journal is None:
+        return _refuse("history/no_database", "this server keeps no history (it runs without a database)", 404)
+    seat_text = request.query_params.get("seat", "")
+    if seat_text not in ("", "0", "1", "2", "3"):
+        return _refuse("input/bad_query", "seats are 0–3", 400)
+    asked = int(seat_text) if seat_text else None
+    game_id = request.path_params["game_id"]
+    token = request.headers.get(TOKEN_HEADER, "")
+    async with journal.sessions() as session:
+        game = await session.get(GameRow, game_id)
+        if game is None:
+            return _refuse("game/not_found", "there is no such game", 404)
+        status, finished = game.status, game.hands
+        running = status not in ("over", "stopped")
+        own = None
+        if token:
+            rows = await session.scalars(select(SeatRow).where(SeatRow.game_id == game_id))
+            digest = hash_token(token[:200])
+            own = next((row.seat for row in rows if row.token_hash is not None and row.token_hash == digest), None)
+        if running:
+            if own is None:
+                return _refuse(
+                    "review/not_seated",
+                    "while a game is played, only its players may review it, each their own seat",
+                    403,
+                )
+            if asked not in (None, own):
+                return _refuse(
+                    "review/not_your_seat", "while a game is played, a player reviews only their own seat", 403
+                )
+        log: GameLog | None = None
+        seat = asked if asked is not None else own
+        if seat is None:
+            found = await load_log(session, game_id)
+            if found is None:
+                return _refuse("game/not_found", "there is no such game", 404)
+            log = found[0]
+            seat = default_seat(log)
+        if hand is not None and hand >= finished:
+            return _refuse("hand/not_found", f"this game has {finished} finished hand(s) to review", 404)
+        key: Key = (game_id, status, seat, finished)
+        kept = _kept(request)
+        body = kept.get((key, hand))
+        if body is not None:
+            return Response(body, media_type="application/json")
+        if log is None:
+            found = await load_log(session, game_id)
+            if found is None:
+                return _refuse("game/not_found", "there is no such game", 404)
+            log = found[0]
+    parts = await asyncio.get_running_loop().run_in_executor(_REVIEWER, _render, log, seat, running, finished)
+    for part, value in parts.items():
+        keep(kept, (key, part), value)
+    body = parts.get(hand)
+    if body is None:
+        return _refuse("hand/not_found", f"this game has {finished} finished hand(s) to review", 404)
+    return Response(body, media_type="application/json")
+
+
+# Reviews run in one thread of their own, beside the hand replays' (a whole game's review takes about
+# half a second of CPU, which neither the event loop nor a replay should wait out).
+_REVIEWER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sparrow-review")
+
+
+def _render(log: GameLog, seat: int, running: bool, finished: int) -> dict[int | None, bytes]:
+    """Every answer about ``seat``'s review of ``log``: the summary (under None) and each hand's (0-based).
+    A running game's review holds its first ``finished`` hands only."""
+    review = review_log(log, seat, finished_only=True)
+    hands = review.hands[:finished] if running else review.hands
+    names = [s["name"] for s in log.seats]
+    bots = [bool(s.get("bot")) for s in log.seats]
+    head = {"game": log.id, "seat": seat, "names": names, "bots": bots, "running": running}
+    parts: dict[int | None, bytes] = {}
+    for h in hands:
+        parts[h.number] = _json({**head, **h.to_json(_OPTIONS)})
+    summary = GameReview(seat, hands).to_json(decisions=False)
+    parts[None] = _json({**head, **summary})
+    return parts
+
+
+def _json(doc: dict[str, object]) -> bytes:
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def review_routes() -> list[BaseRoute]:
+    """The review routes, to add to the application's routes."""
+    return [
+        Route("/api/games/{game_id}/review", api_review, name="api_review"),
+        Route("/api/games/{game_id}/hands/{number}/review", api_hand_review, name="api_hand_review"),
+    ]
