@@ -136,6 +136,7 @@ def winning_hand(data: Mapping[str, object], rules: Rules) -> WinningHand:
         last_tile=bool(_field(data, "last_tile", bool, False)),
         first_turn=bool(_field(data, "first_turn", bool, False)),
         loose_kongs=loose_kongs,
+        original_call=bool(_field(data, "original_call", bool, False)),
     )
 
 

@@ -25,14 +25,17 @@ input (one JSON object):
              ("claimed": a kong claimed from a discard with three held; R16 counts it concealed)
    "bonus": "1f 3s", "winning_tile": "W", "win_by": "wall|discard|loose|robbed_kong",
    "last_tile": false, "seat_wind": "S", "round_wind": "E", "dealer": false,
-   "first_turn": false, "loose_kongs": 0, "ruleset": "classical", "overrides": {"limit": 1000}}
+   "first_turn": false, "loose_kongs": 0, "original_call": false,
+   "ruleset": "classical", "overrides": {"limit": 1000}}
+  ("original_call": declared with the first discard and kept; needs the option original_call, R5.4)
   "loser": true scores an unfinished hand by R11.2 instead (no winning tile needed).
 """
 
 _SETTLE_EPILOG = """\
 input (one JSON object):
   {"ruleset": "classical", "overrides": {}, "winner": 1 | null, "dealer": 0,
-   "discarder": 2 | null, "values": [v0, v1, v2, v3], "pao": null | seat}
+   "discarder": 2 | null, "values": [v0, v1, v2, v3], "pao": null | seat,
+   "dangerous": null | seat}    (the seat that pays for all by R11.6; needs the option dangerous_game)
   values[winner] is the winner's hand value; the others are the losers' own hand values (R11.2).
 """
 
@@ -123,7 +126,7 @@ def run_settle(args: argparse.Namespace) -> int:
         if not isinstance(values, list) or len(values) != 4 or not all(isinstance(v, int) for v in values):
             raise InputError("values must be a list of four whole numbers")
         seats = {}
-        for name in ("winner", "dealer", "discarder", "pao"):
+        for name in ("winner", "dealer", "discarder", "pao", "dangerous"):
             seat = data.get(name, 0 if name == "dealer" else None)
             if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
                 raise InputError(f"{name} must be a seat 0–3 or null, not {seat!r}")
@@ -131,7 +134,9 @@ def run_settle(args: argparse.Namespace) -> int:
         dealer = seats["dealer"]
         if dealer is None:
             raise InputError("dealer must be a seat 0–3")
-        result = settle(rules, seats["winner"], dealer, seats["discarder"], values, seats["pao"])
+        if seats["dangerous"] is not None and not rules.dangerous_game:
+            raise InputError("dangerous names who pays by R11.6, which needs the option dangerous_game")
+        result = settle(rules, seats["winner"], dealer, seats["discarder"], values, seats["pao"], seats["dangerous"])
     except (InputError, ValueError) as exc:
         return _refuse("settle", str(exc))
     if args.json:

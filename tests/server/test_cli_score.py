@@ -170,3 +170,58 @@ def test_score_with_ruleset_dmjl_scores_the_books_items(capsys: pytest.CaptureFi
     bad = {**doc, "melds": [{"kind": "pung", "tiles": "WWW", "claimed": True}]}
     status, _, err = _run(capsys, tmp_path, "score", bad, "--ruleset", "dmjl")
     assert status == 2 and "only an exposed kong is claimed" in err
+
+
+def test_score_counts_original_call_where_the_ruleset_has_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    doc = {**HAND, "original_call": True, "overrides": {"original_call": True}}
+    status, out, _ = _run(capsys, tmp_path, "score", doc, "--json")
+    assert status == 0
+    score = json.loads(out)
+    assert {"rule": "R5.4", "text": "Original Call", "doubles": 1} in score["items"]
+    assert score["value"] == 120  # 30 points, the call and the concealed self-drawn hand: 2 doubles
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"original_call": True}, "this ruleset has no Original Call"),
+        (
+            {
+                "original_call": True,
+                "overrides": {"original_call": True},
+                "concealed": "55d WWW",
+                "melds": [
+                    {"kind": "chow", "tiles": "123b"},
+                    {"kind": "pung", "tiles": "444c"},
+                    {"kind": "chow", "tiles": "789d"},
+                ],
+            },
+            "at most one declared set was claimed before it, not 3",
+        ),
+    ],
+)
+def test_score_refuses_an_original_call_no_deal_can_produce(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, change: dict[str, object], message: str
+) -> None:
+    status, out, err = _run(capsys, tmp_path, "score", {**HAND, **change}, "--json")
+    assert status == 2 and out == "" and message in err
+
+
+def test_settle_the_dangerous_discarder_pays_for_all(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    doc = {
+        "winner": 0,
+        "dealer": 0,
+        "discarder": 1,
+        "dangerous": 1,
+        "values": [30, 0, 0, 0],
+        "overrides": {"dangerous_game": True, "losers_settle": False},
+    }
+    status, out, _ = _run(capsys, tmp_path, "settle", doc, "--json")
+    assert status == 0
+    result = json.loads(out)
+    assert result["changes"] == [180, -180, 0, 0]  # a dealer's win: 2 + 2 + 2 times 30, from seat 1 alone (R11.6)
+    assert [p["rule"] for p in result["payments"]] == ["R11.6"]
+    status, _, err = _run(capsys, tmp_path, "settle", {**doc, "overrides": {}}, "--json")
+    assert status == 2 and "needs the option dangerous_game" in err
