@@ -101,10 +101,15 @@ export function discardList(discards, s, names, latest = discards.length - 1) {
     const isLatest = i === latest;
     let label = tileName(d.tile);
     if (d.claimed_by != null) label += `, claimed by ${names[d.claimed_by]}`;
+    if (d.danger) label += `, dangerous: ${d.danger}`; // R11.6
     if (isLatest) label += ", latest discard";
     const tile = tileElement(d.tile, { label });
     if (isLatest) li.classList.add("latest");
     if (d.claimed_by != null) li.classList.add("claimed");
+    if (d.danger) {
+      li.classList.add("dangerous");
+      li.title = `Dangerous Game: ${d.danger}`;
+    }
     li.append(tile);
     list.append(li);
   });

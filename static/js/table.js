@@ -501,6 +501,9 @@ function tableSeat(game, s, id) {
   else if (info.substitute) badges.push(badge("away · bot plays", "away"));
   else if (info.away) badges.push(badge("away", "away"));
   if (active) badges.push(badge("▶ to play", "turn"));
+  // R5.4: an Original Call is public, and so is breaking it
+  if (view.original_call === "declared") badges.push(badge("Original Call", "call"));
+  else if (view.original_call === "broken") badges.push(badge("call broken", "call"));
 
   let concealed = null;
   if (s !== mySeat() || game.result) {
@@ -572,6 +575,13 @@ function renderControls(game) {
   addButtons("pung", "Pung");
   addButtons("chow", "Chow");
   addButtons("pass", "Pass");
+  // R5.4: a first discard that leaves the hand ready may declare Original Call
+  for (const action of legalOf("original_call")) {
+    const button = actionButton("original-call", "Original Call", null, () => act(action));
+    button.append(tileElement(action.tile, { classes: "mini" }));
+    button.setAttribute("aria-label", `Original Call, discarding ${tileName(action.tile)}`);
+    ui.actions.append(button);
+  }
   const drawn = mine ? turn.drawn : undefined;
   if (drawn && actions.some((a) => a.type === "discard" && a.tile === drawn)) {
     const button = actionButton("discard-drawn", "Discard drawn", "D", () => act({ type: "discard", tile: drawn }));
