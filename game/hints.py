@@ -6,7 +6,7 @@ may see (R12): its own hand, every discard still on the table, and every set on 
 from __future__ import annotations
 
 from game.deal import Deal
-from game.hand import waits
+from game.shapes import completing_tiles
 from game.tiles import NUM_PLAYING_KINDS, Tile
 
 __all__ = ["ready_hint"]
@@ -33,4 +33,5 @@ def ready_hint(deal: Deal, seat: int) -> list[tuple[Tile, int]]:
         for meld in melds:
             for t in meld.tiles:
                 seen[t] += 1
-    return [(t, max(0, 4 - seen[t])) for t in waits(counts, deal.held(seat))]
+    wins = completing_tiles(counts, deal.melds[seat], deal.held(seat), deal.rules)  # R17: the ruleset's wins
+    return [(t, max(0, 4 - seen[t])) for t in wins]

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from game.hand import decompositions, is_thirteen_orphans, is_win
+from game.hand import decompositions, is_thirteen_orphans, is_win, waits
 from game.melds import Meld, MeldKind
 from game.rules import Rules
-from game.tiles import NUM_PLAYING_KINDS, Tile
+from game.tiles import NUM_PLAYING_KINDS, TILES, Tile
 
-__all__ = ["complete", "special_shape", "chows_allowed"]
+__all__ = ["complete", "special_shape", "chows_allowed", "completing_tiles"]
 
 _WINDS = (Tile.EAST, Tile.SOUTH, Tile.WEST, Tile.NORTH)
 
@@ -74,3 +74,20 @@ def complete(counts: Sequence[int], melds: Sequence[Meld], rules: Rules) -> bool
     if not melds and is_thirteen_orphans(counts):
         return True
     return any(sum(s.kind == "chow" for s in d.sets) <= allowed for d in decompositions(counts))
+
+
+def completing_tiles(counts: Sequence[int], melds: Sequence[Meld], held: Sequence[int], rules: Rules) -> list[Tile]:
+    """The tiles that would complete the hand under ``rules`` (R7, R17.2, R17.4), among those it holds
+    fewer than four of (``held`` counts its declared sets too): :func:`game.hand.waits` where the
+    ruleset caps no chows and adds no shapes."""
+    if rules.max_chows >= 4 and rules.special_hands != "bmja":
+        return waits(counts, held=held)
+    found = []
+    for k in range(NUM_PLAYING_KINDS):
+        if held[k] >= 4:
+            continue
+        full = list(counts[:NUM_PLAYING_KINDS])
+        full[k] += 1
+        if complete(full, melds, rules):
+            found.append(TILES[k])
+    return found

@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 from cachetools import LRUCache
 
 from game.game import Game, GamePhase
-from game.hand import shanten, waits
+from game.hand import shanten
+from game.shapes import completing_tiles
 from game.view import view
 from server.history.logfile import GameLog
 
@@ -130,5 +131,7 @@ def _analysis(game: Game, seat: int) -> dict[str, Any]:
     size = sum(hand[:34])
     result: dict[str, Any] = {"seat": seat, "shanten": shanten(hand[:34] + [0] * 8)}
     if size % 3 == 1:
-        result["waits"] = [t.code for t in waits(hand[:34] + [0] * 8, held=game.deal.held(seat))]
+        deal = game.deal
+        wins = completing_tiles(hand[:34], deal.melds[seat], deal.held(seat), deal.rules)
+        result["waits"] = [t.code for t in wins]
     return result

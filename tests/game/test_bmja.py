@@ -11,7 +11,7 @@ from game.hand import counts_of
 from game.notation import parse_tiles
 from game.rulesets import RULESETS, ruleset
 from game.scoring import Score, ScoringError, WinningHand, score_loser, score_win
-from game.shapes import complete
+from game.shapes import complete, completing_tiles
 from game.tiles import Tile
 
 BMJA = ruleset("bmja").rules
@@ -155,3 +155,12 @@ def test_r17_5_calling_for_purity_is_three_doubles() -> None:
     assert ("R17.5", "calling for Purity", 3) in lines(score)
     assert (score.points, score.doubles, score.value) == (10, 3, 80)
     assert _loser("444b 666b 88b 99c", (meld("pung", "222b"),)).doubles == 0
+
+
+def test_r17_2_r17_4_the_waits_shown_are_the_tiles_that_win_by_the_book() -> None:
+    two_chows = counts_of(parse_tiles("23b 456c 222d 999d 55b"))
+    held = list(two_chows)
+    assert [t.code for t in completing_tiles(two_chows, (), held, CLASSICAL)] == ["1b", "4b"]
+    assert completing_tiles(two_chows, (), held, BMJA) == []
+    knitting = counts_of(parse_tiles("2235779b 223577c"))
+    assert [t.code for t in completing_tiles(knitting, (), list(knitting), BMJA)] == ["9c"]
