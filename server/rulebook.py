@@ -42,6 +42,12 @@ def rule_book(source: Path = RULES_SOURCE) -> RuleBook:
                 anchors.add(section)
         elif token.type in ("ordered_list_open", "bullet_list_open") and token.level == 0:
             ordered = token.type == "ordered_list_open"
+        elif token.type in ("th_open", "td_open") and token.attrGet("style"):
+            # A column's alignment comes as a style attribute, which the pages' CSP (style-src 'self')
+            # blocks: a class in static/css/sparrow.css aligns it instead.
+            align = str(token.attrGet("style")).removeprefix("text-align:")
+            token.attrs.pop("style")
+            token.attrSet("class", f"align-{align}")
         elif token.type == "list_item_open" and token.level == 1 and ordered and section is not None:
             # The numbered rules of a section are the items of its top-level ordered lists.
             numbered += 1

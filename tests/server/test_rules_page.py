@@ -63,6 +63,8 @@ async def test_the_rules_page_is_served_and_linked_from_every_page(live: LiveSer
     for anchor in ("R0", "R6.9", "R8.2", "R15.4"):
         assert f'id="{anchor}"' in page.text
     assert "<table>" in page.text and "93,600" in page.text
+    # The pages' CSP (style-src 'self') blocks inline styles: a right-aligned column is a class.
+    assert "style=" not in page.text and 'class="align-right"' in page.text
     lobby = await live.http.get("/")
     assert 'href="/rules"' in lobby.text
     assert (await live.http.get("/RULES.md")).status_code == 404  # the book is a page, not a file
