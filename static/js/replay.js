@@ -1,5 +1,5 @@
 // A hand's replay (/games/{id}/hands/{n}): every step of the hand, one action at a time, with Prev and
-// Next, a slider, and the keys ← → Home End. A finished game can be watched face up or as one seat
+// Next, Play (a step every 2, 1, ½ or ¼ s, as the speed says), a slider, and the keys ← → Home End P. A finished game can be watched face up or as one seat
 // saw it (?seat=0–3); a running game only as a spectator sees it, which the server alone decides: the
 // page draws exactly the views GET /api/games/{id}/hands/{n} gives it, and a hidden hand stays tile
 // backs. At each step, the acting seat's shanten and waits; at the end, the score explained line by
@@ -24,6 +24,9 @@ const ui = {
   next: $("next"),
   last: $("last"),
   slider: $("slider"),
+  play: $("play"),
+  speed: $("speed"),
+  stepLine: document.querySelector(".step-line"),
   count: $("step-count"),
   text: $("step-text"),
   analysis: $("analysis"),
@@ -57,6 +60,7 @@ async function load(wanted) {
     return;
   }
   if (ticket !== loading) return; // another perspective was chosen meanwhile
+  pause();
   steps = data.steps;
   names = data.names.map((n, s) => n || `Seat ${s + 1}`);
   fillPerspectives(data);
@@ -115,11 +119,60 @@ function go(target) {
   remember();
 }
 
-ui.first.addEventListener("click", () => go(0));
-ui.prev.addEventListener("click", () => go(index - 1));
-ui.next.addEventListener("click", () => go(index + 1));
-ui.last.addEventListener("click", () => go(steps.length - 1));
-ui.slider.addEventListener("input", () => go(Number(ui.slider.value)));
+/** A move of the reader's own stops the playing. */
+function goByHand(target) {
+  pause();
+  go(target);
+}
+
+ui.first.addEventListener("click", () => goByHand(0));
+ui.prev.addEventListener("click", () => goByHand(index - 1));
+ui.next.addEventListener("click", () => goByHand(index + 1));
+ui.last.addEventListener("click", () => goByHand(steps.length - 1));
+ui.slider.addEventListener("input", () => goByHand(Number(ui.slider.value)));
+
+// ------------------------------------------------------------- playing
+let playTimer = null;
+
+function playing() {
+  return playTimer !== null;
+}
+
+function showPlaying() {
+  const on = playing();
+  ui.play.textContent = on ? "❚❚ Pause" : "▶ Play";
+  ui.play.setAttribute("aria-pressed", on ? "true" : "false");
+  // While it plays, the step's words are not read out at every step (a screen reader could not keep up).
+  ui.stepLine.setAttribute("aria-live", on ? "off" : "polite");
+}
+
+function tick() {
+  if (index >= steps.length - 1) {
+    pause();
+    return;
+  }
+  go(index + 1);
+  if (index >= steps.length - 1) pause(); // the hand's end: the score stays on screen
+}
+
+function play() {
+  if (!steps.length) return;
+  if (index >= steps.length - 1) go(0); // played to its end: Play starts it again
+  clearInterval(playTimer);
+  playTimer = setInterval(tick, Number(ui.speed.value) || 1000);
+  showPlaying();
+}
+
+function pause() {
+  clearInterval(playTimer);
+  playTimer = null;
+  showPlaying();
+}
+
+ui.play.addEventListener("click", () => (playing() ? pause() : play()));
+ui.speed.addEventListener("change", () => {
+  if (playing()) play(); // at the new speed from now on
+});
 ui.keysButton.addEventListener("click", () => ui.keys.showModal());
 
 document.addEventListener("keydown", (event) => {
@@ -129,16 +182,21 @@ document.addEventListener("keydown", (event) => {
   if (target.closest && target.closest("input, select, textarea, dialog")) return;
   switch (event.key) {
     case "ArrowRight":
-      go(index + 1);
+      goByHand(index + 1);
       break;
     case "ArrowLeft":
-      go(index - 1);
+      goByHand(index - 1);
       break;
     case "Home":
-      go(0);
+      goByHand(0);
       break;
     case "End":
-      go(steps.length - 1);
+      goByHand(steps.length - 1);
+      break;
+    case "p":
+    case "P":
+      if (playing()) pause();
+      else play();
       break;
     case "?":
       ui.keys.showModal();

@@ -106,3 +106,49 @@ def eventually(check: Callable[[], bool], what: str, timeout: float = 5.0) -> No
     while not check():
         assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
         time.sleep(0.05)
+
+
+# Everything a finger can hit on a page: links, buttons, fields, and whatever is made focusable.
+_SMALL_TARGETS = """() => {
+    const small = [];
+    const targets = "a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button]";
+    for (const target of document.querySelectorAll(targets)) {
+        const box = target.getBoundingClientRect();
+        if (box.width === 0 && box.height === 0) continue; // not displayed
+        if (target.closest("[hidden], dialog:not([open])")) continue;
+        if (box.width < 24 || box.height < 24) {
+            const words = (target.getAttribute("aria-label") || target.textContent || target.name || "").trim();
+            const size = `${box.width.toFixed(1)} x ${box.height.toFixed(1)}`;
+            small.push(`${target.tagName.toLowerCase()} "${words.slice(0, 40)}": ${size}`);
+        }
+    }
+    return small;
+}"""
+
+
+def small_targets(page: Page) -> list[str]:
+    """Every link, button or field shown on ``page`` that is under 24 x 24 px (WCAG 2.5.8), described."""
+    found: list[str] = page.evaluate(_SMALL_TARGETS)
+    return found
+
+
+def scrolls_sideways(page: Page) -> bool:
+    """The page is wider than its window: someone must scroll it sideways to read it."""
+    return bool(page.evaluate("document.documentElement.scrollWidth > document.documentElement.clientWidth"))
+
+
+def in_view_and_uncovered(page: Page, selector: str) -> bool:
+    """The element ``selector`` finds lies wholly inside the window, and is what a tap at its centre hits."""
+    found: bool = page.evaluate(
+        """(selector) => {
+            const target = document.querySelector(selector);
+            if (!target) return false;
+            const box = target.getBoundingClientRect();
+            const inside = box.width > 0 && box.top >= 0 && box.left >= 0
+                && box.bottom <= window.innerHeight && box.right <= window.innerWidth;
+            const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+            return inside && hit !== null && (hit === target || target.contains(hit));
+        }""",
+        selector,
+    )
+    return found

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from browserkit import LiveServer
+from pagekit import in_view_and_uncovered, scrolls_sideways, small_targets
 from playwright.sync_api import Page, expect
 
 from game.game import GamePhase
@@ -242,6 +243,79 @@ def test_a_finished_games_page_and_a_hand_stepped_to_its_score_with_the_keyboard
     page.keyboard.press("End")
     expect(count).to_have_text(f"Step {len(steps)} of {len(steps)}:")
     expect(page).to_have_url(re.compile(rf"/hands/{number}\?seat=2&step={len(steps)}$"))  # a link to this moment
+
+
+def test_a_hand_plays_itself_and_its_controls_stay_on_a_phones_screen(
+    club: tuple[LiveServer, dict[str, str]], new_page: Any, artifacts: Path
+) -> None:
+    live, ids = club
+    page = new_page(360, 740)
+    page.goto(f"{live.url}/games/{ids['done']}/hands/1")
+    count, play = page.locator("#step-count"), page.locator("#play")
+    expect(count).to_contain_text("Step 1 of ")
+    total = int(str(count.text_content()).split(" of ")[1].rstrip(":"))
+    controls = ["#prev", "#play", "#next", "#speed", "#slider"]
+
+    page.select_option("#speed", label="4×")
+    play.click()
+    expect(play).to_have_attribute("aria-pressed", "true")
+    expect(play).to_have_text(re.compile("Pause"))
+    expect(count).to_have_text(f"Step 4 of {total}:")  # it moves on by itself
+    for y in ("document.body.scrollHeight", "0"):  # the board scrolls under the controls, which stay
+        page.evaluate(f"window.scrollTo(0, {y})")
+        for control in controls:
+            assert in_view_and_uncovered(page, control), f"{control} is off screen or covered (scrolled to {y})"
+    play.click()
+    expect(play).to_have_attribute("aria-pressed", "false")
+    stopped = count.text_content()
+    page.wait_for_timeout(800)  # three steps' time at 4×
+    assert count.text_content() == stopped, "Pause stops it"
+
+    page.select_option("#speed", label="½×")  # a step every 2 s: none in the next second
+    page.keyboard.press("p")
+    expect(play).to_have_attribute("aria-pressed", "true")
+    started = count.text_content()
+    page.wait_for_timeout(1000)
+    assert count.text_content() == started
+    page.keyboard.press("p")
+    expect(play).to_have_attribute("aria-pressed", "false")
+
+    page.keyboard.press("End")  # three steps before the end, it plays to the score and stops there
+    for _ in range(3):
+        page.keyboard.press("ArrowLeft")
+    expect(count).to_have_text(f"Step {total - 3} of {total}:")
+    page.select_option("#speed", label="4×")
+    play.click()
+    expect(count).to_have_text(f"Step {total} of {total}:")
+    expect(page.locator("#result")).to_be_visible()
+    expect(play).to_have_attribute("aria-pressed", "false")
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    for control in controls:
+        assert in_view_and_uncovered(page, control), f"{control} is off screen or covered at the score"
+    assert not scrolls_sideways(page)
+    assert small_targets(page) == []
+    page.screenshot(path=artifacts / "replay-360.png")
+    play.click()  # played to its end: Play starts it again from the first step
+    expect(count).to_have_text(re.compile(rf"Step [1-9] of {total}:"))
+
+
+def test_the_history_pages_and_the_leaderboard_have_no_target_under_24_px(
+    club: tuple[LiveServer, dict[str, str]], new_page: Any
+) -> None:
+    live, ids = club
+    for width, height in ((360, 740), (1280, 900)):
+        page = new_page(width, height)
+        page.goto(live.url + "/")
+        page.get_by_role("link", name="Leaderboard").click()  # the lobby's header links it
+        page.wait_for_url("**/leaderboard")
+        expect(page.locator("table.leaderboard tbody tr").first).to_be_visible()
+        pages = ["/leaderboard", "/games", f"/games/{ids['done']}", f"/games/{ids['done']}/hands/1"]
+        for path in pages:
+            page.goto(live.url + path)
+            expect(page.locator("main a").first).to_be_visible()
+            page.wait_for_load_state("networkidle")  # the lists and the replay are drawn from the API
+            assert small_targets(page) == [], f"{path} at {width} px"
+            assert not scrolls_sideways(page), f"{path} at {width} px"
 
 
 def test_a_running_games_replay_reveals_no_concealed_tile_from_any_perspective(
