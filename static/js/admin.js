@@ -34,6 +34,18 @@ async function post(url, body, done) {
   }
 }
 
+/** ``rows``, each cell labelled with its column's heading in ``body``'s table (a phone shows a row
+ * as a card of labelled lines: sparrow.css). */
+function labelled(body, rows) {
+  const headings = [...body.closest("table").querySelectorAll("thead th")].map((th) => th.textContent);
+  for (const row of rows) {
+    [...row.cells].forEach((cell, i) => {
+      if (headings[i]) cell.dataset.label = headings[i];
+    });
+  }
+  return rows;
+}
+
 function button(text, onClick, cls) {
   const b = el("button", cls, text);
   b.type = "button";
@@ -108,9 +120,9 @@ function outstandingRows(outstanding) {
 
 function render(data) {
   const rows = outstandingRows(data.outstanding);
-  $("link-rows").replaceChildren(...rows);
+  $("link-rows").replaceChildren(...labelled($("link-rows"), rows));
   $("no-links").hidden = rows.length > 0;
-  $("member-rows").replaceChildren(...data.members.map(memberRow));
+  $("member-rows").replaceChildren(...labelled($("member-rows"), data.members.map(memberRow)));
   const select = $("names-member");
   const chosen = select.value;
   select.replaceChildren(...data.members.map((m) => Object.assign(el("option", null, m.name), { value: String(m.id) })));
@@ -164,7 +176,7 @@ function render(data) {
   });
   $("table-rows").replaceChildren(...tables);
   $("no-tables").hidden = tables.length > 0;
-  $("audit-rows").replaceChildren(...data.audit.map(auditRow));
+  $("audit-rows").replaceChildren(...labelled($("audit-rows"), data.audit.map(auditRow)));
   showOlder(data.audit_next);
 }
 
@@ -193,7 +205,7 @@ $("audit-older").addEventListener("click", async () => {
   const url = `${root.dataset.audit}?before=${encodeURIComponent($("audit-older").dataset.before)}`;
   try {
     const page = await apiAnswer(await fetch(url));
-    $("audit-rows").append(...page.audit.map(auditRow));
+    $("audit-rows").append(...labelled($("audit-rows"), page.audit.map(auditRow)));
     showOlder(page.next);
   } catch (err) {
     say(err.message, true);

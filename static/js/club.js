@@ -1,6 +1,7 @@
 // The club's forms (log in, invitations, sign-up, password, log out): each form posts its named
 // fields as JSON to its data-post address, then goes to data-next or says data-done. Refusals are
-// shown as the server words them.
+// shown as the server words them. While the request runs (and the next page loads) the button is
+// disabled and says what is happening: its data-busy ("Signing in…"), or "Working…".
 
 import { postJson } from "./local.js";
 
@@ -12,7 +13,15 @@ for (const form of document.querySelectorAll("form.club-form")) {
     const body = {};
     for (const input of form.querySelectorAll("input[name]")) body[input.name] = input.value;
     const button = form.querySelector("button[type=submit]");
+    const label = button.textContent;
+    const idle = () => {
+      button.disabled = false;
+      button.textContent = label;
+      form.removeAttribute("aria-busy");
+    };
     button.disabled = true;
+    button.textContent = button.dataset.busy || "Working…";
+    form.setAttribute("aria-busy", "true");
     errorBox.hidden = true;
     doneBox.hidden = true;
     try {
@@ -20,14 +29,14 @@ for (const form of document.querySelectorAll("form.club-form")) {
     } catch (err) {
       errorBox.textContent = err.message;
       errorBox.hidden = false;
-      button.disabled = false;
+      idle();
       return;
     }
-    button.disabled = false;
     if (form.dataset.next) {
-      window.location.assign(form.dataset.next);
+      window.location.assign(form.dataset.next); // the button stays busy until the next page shows
       return;
     }
+    idle();
     for (const input of form.querySelectorAll("input[type=password]")) input.value = "";
     doneBox.textContent = form.dataset.done || "Done.";
     doneBox.hidden = false;

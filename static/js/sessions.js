@@ -39,6 +39,7 @@ function render(sessions) {
       const device = cell(session.device);
       if (session.current) device.append(" (this device)");
       const actions = document.createElement("td");
+      actions.className = "actions";
       const button = document.createElement("button");
       button.type = "button";
       button.textContent = session.current ? "Log out here" : "End";
@@ -46,6 +47,8 @@ function render(sessions) {
       button.addEventListener("click", () => end(session));
       actions.append(button);
       row.append(device, cell(session.address), cell(new Date(session.seen).toLocaleString()), actions);
+      // a phone shows a row as a card of lines labelled with their column's heading (sparrow.css)
+      [device.dataset.label, row.cells[1].dataset.label, row.cells[2].dataset.label] = ["Device", "Address", "Last seen"];
       return row;
     }),
   );

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 from browserkit import LiveServer
-from playwright.sync_api import Page, expect
+from pagekit import scrolls_sideways, small_targets
+from playwright.sync_api import Page, Route, expect
 
 from server.club.club import ClubConfig
 
@@ -110,6 +111,50 @@ def test_a_disabled_member_is_cut_off_at_once(club: LiveServer, new_page: Any) -
     log_in(bob, "Bob")
     expect(bob.locator("[data-error]").first).to_contain_text("wrong name or password")
     expect(admin.locator("#audit-rows tr").first).to_contain_text("disabled")
+
+
+def test_the_admin_page_fits_a_phone_and_logging_in_shows_it_is_under_way(club: LiveServer, new_page: Any) -> None:
+    admin = new_page(360, 740)
+    held: list[Route] = []  # the welcome request, held back while we look at the button
+    admin.route("**/api/club/welcome", lambda route: held.append(route))
+    admin.goto(club.url + str(club.wait(club.app.state.club.first_admin_link())))
+    admin.fill("input[name=name]", "Ann")
+    admin.fill("input[name=password]", PASSWORD)
+    join = admin.locator("form.club-form button[type=submit]")
+    join.click()
+    expect(join).to_be_disabled()
+    expect(join).to_have_text("Signing in…")
+    assert len(held) == 1
+    held[0].continue_()
+    admin.wait_for_url("**/")
+
+    admin.goto(club.url + "/admin")
+    admin.fill("#invite-form input[name=name]", "Bob")
+    admin.click("#invite-form button[type=submit]")
+    expect(admin.locator("#link-box")).to_be_visible()
+    expect(admin.locator("#audit-rows tr").first).to_be_visible()
+    ann = admin.locator("#member-rows tr", has_text="Ann")
+    expect(ann.get_by_role("button", name="Password reset link")).to_be_visible()
+    expect(ann.locator("td").first).to_have_attribute("data-label", "Name")  # a card of labelled lines
+    assert not scrolls_sideways(admin)
+    for region in admin.locator(".scroll-x").all():  # nor does any of its tables, inside its box
+        assert region.evaluate("box => box.scrollWidth <= box.clientWidth"), region.get_attribute("aria-label")
+    assert small_targets(admin) == []
+
+    phone = new_page(360, 740)
+    held.clear()
+    phone.route("**/api/club/login", lambda route: held.append(route))
+    phone.goto(club.url + "/login")
+    phone.fill("input[name=name]", "Ann")
+    phone.fill("input[name=password]", "not the password")
+    phone.click("form.club-form button[type=submit]")
+    button = phone.locator("form.club-form button[type=submit]")
+    expect(button).to_be_disabled()
+    expect(button).to_have_text("Signing in…")
+    held[0].continue_()
+    expect(phone.locator("[data-error]").first).to_contain_text("wrong name or password")
+    expect(button).to_be_enabled()  # a refusal gives the button back, as it was
+    expect(button).to_have_text("Log in")
 
 
 def test_your_account_lists_where_you_are_logged_in_and_ends_another_device(club: LiveServer, new_page: Any) -> None:
