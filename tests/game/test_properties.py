@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from game import ActionType, Game, GamePhase, Rules, Termination, replay
+from game.rulesets import RULESETS as NAMED
 from game.tiles import TILES, full_set
 
 RULESETS = [
@@ -18,6 +19,8 @@ RULESETS = [
     Rules(flowers=False),
     Rules(dead_wall=16, sacred_discard=False, dealer_keeps_on_washout=False),
     Rules(claim_pause=True),
+    NAMED["dmjl"],  # R16: a 16-tile dead wall, Original Call, the Dangerous Game, the ninth win
+    NAMED["bmja"],  # R17: one chow, special shapes that win at the table
 ]
 
 
