@@ -279,7 +279,7 @@ def review(
         if actor == seat and game.phase is GamePhase.DEAL and len(game.legal_actions(seat)) > 1:
             seen = SeatView.of(game, seat, cache)
             decision = review_decision(seen, Action.from_json(action), bot, hand=number, seq=index + 1)
-            if decision.done.type is ActionType.DISCARD or (
+            if decision.done.type in (ActionType.DISCARD, ActionType.ORIGINAL_CALL) or (
                 decision.done.type is ActionType.KONG and seen.hand[decision.done.tile or 0] == 1
             ):
                 last_throw = len(decisions)

@@ -1,0 +1,84 @@
+"""The review beside the strong bot (issue 35) in the browser: on a finished game's page, one row per
+hand with the seat's agreement, a seat picker, and each hand's review on its replay page with every
+decision, strong's candidates and their reasons, at 1366×768 and 360×740; a running game's review is
+refused to a visitor who holds no seat at it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browserkit import LiveServer
+from playwright.sync_api import Page, expect
+from test_history import build_club
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def club(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, dict[str, str]]]:
+    """The live server on a database with a finished and a running game; their ids."""
+    url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('club') / 'club.db'}"
+    ids = build_club(url)
+    with LiveServer(db=url) as server:
+        yield server, ids
+
+
+def api(page: Page, url: str) -> Any:
+    response = page.request.get(url)
+    assert response.ok, f"{url}: {response.status}"
+    return response.json()
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (360, 740)])
+def test_a_finished_games_review_per_hand_then_one_hands_decisions(
+    club: tuple[LiveServer, dict[str, str]], new_page: Any, artifacts: Path, size: tuple[int, int]
+) -> None:
+    live, ids = club
+    game_id = ids["done"]
+    width, height = size
+    page = new_page(width, height)
+    summary = api(page, f"{live.url}/api/games/{game_id}/review?seat=2")
+
+    page.goto(f"{live.url}/games/{game_id}")
+    figures = page.locator("#review-figures")
+    expect(figures).to_contain_text("Agreed with strong at")  # the first person's seat, Ann's
+    page.locator("#review-seat").select_option("2")
+    expect(figures).to_contain_text(f"Agreed with strong at {summary['agreed']} of {summary['decision_count']}")
+    rows = page.locator(".review-hands tbody tr")
+    expect(rows).to_have_count(len(summary["hands"]))
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.locator("#review").screenshot(path=artifacts / f"review-game-{width}.png")
+
+    hand = next(h for h in summary["hands"] if h["decision_count"] > h["agreed"])
+    number = hand["hand"] + 1
+    decisions = api(page, f"{live.url}/api/games/{game_id}/hands/{number}/review?seat=2")["decisions"]
+    rows.nth(hand["hand"]).get_by_role("link").click()
+    page.wait_for_url(f"**/games/{game_id}/hands/{number}?review=2#review")
+    items = page.locator(".review-decision")
+    expect(items).to_have_count(len(decisions))
+    expect(page.locator("#review-seat")).to_have_value("2")
+    first = next(i for i, d in enumerate(decisions) if not d["agreed"])
+    item = items.nth(first)
+    expect(item).to_have_class("review-decision differs")
+    expect(item.locator("details")).to_have_attribute("open", "")
+    options = item.locator(".review-options li")
+    expect(options).to_have_count(len(decisions[first]["options"]))
+    expect(options.first).to_contain_text(decisions[first]["options"][0]["reason"])
+    expect(item.locator(".review-options li.chosen")).to_have_count(1)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.locator("#review").screenshot(path=artifacts / f"review-hand-{width}.png")
+
+
+def test_a_running_games_review_is_refused_to_a_visitor_without_a_seat(
+    club: tuple[LiveServer, dict[str, str]], new_page: Any
+) -> None:
+    live, ids = club
+    page = new_page(1366, 768)
+    page.goto(f"{live.url}/games/{ids['running']}")
+    expect(page.locator("#review-status")).to_contain_text("only its players may review it")
+    expect(page.locator(".review-decision")).to_have_count(0)
+    expect(page.locator(".review-hands")).to_have_count(0)
