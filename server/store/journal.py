@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from game.rulesets import ruleset
 from server.store.models import ActionRow, ChatRow, GameRow, HandRow, LeaseRow, PlayerRow, SeatRow
+from server.store.pg_records import write_records
 from server.store.session import make_sessions
 from server.store.writer import BATCH_CAP, GroupWriter
 from server.tables.journal import Record, SeatRecord, StoredTable
@@ -114,7 +115,12 @@ class SqlJournal:
     def __init__(self, engine: AsyncEngine, *, batch_cap: int = BATCH_CAP) -> None:
         self.engine = engine
         self.sessions = make_sessions(engine)
-        self.writer: GroupWriter[_Write | _Fenced] = GroupWriter(engine, _write, landed=_landed, cap=batch_cap)
+        # On PostgreSQL a batch of actions alone is one statement (`one_statement`), made without a
+        # transaction around it: committed as it ends, one round trip (server/store/pg_records.py).
+        alone = one_statement if engine.dialect.name == "postgresql" else None
+        self.writer: GroupWriter[_Write | _Fenced] = GroupWriter(
+            engine, _write, landed=_landed, cap=batch_cap, autocommit=alone
+        )
         self.trouble: str | None = None  # why the last write failed, until one succeeds (for /healthz)
         # The fencing token of each table this process holds through a lease (several processes on
         # one database): its writes carry it. Empty for a server on its own.
@@ -220,6 +226,11 @@ def _write(connection: Connection, writes: Sequence[_Write | _Fenced]) -> None:
         and the writer makes its writes again one by one: only that write fails).
     """
     fences = {w.table: w.token for w in writes if isinstance(w, _Fenced)}
+    if connection.dialect.name == "postgresql" and one_statement(writes):
+        records = [w.write if isinstance(w, _Fenced) else w for w in writes]
+        held = write_records(connection, fences, *_rows(records))  # type: ignore[arg-type]
+        _refuse_stale(fences, {table: token for table, token in fences.items() if table in held})
+        return
     if fences:
         _check_fences(connection, fences)
     run: list[Record] = []
@@ -236,7 +247,7 @@ def _write(connection: Connection, writes: Sequence[_Write | _Fenced]) -> None:
         _records(connection, run)
 
 
-_FENCES = text(f"SELECT table_id, token FROM {LeaseRow.__tablename__} WHERE table_id = ANY(:tables) FOR SHARE")
+_FENCES = text(f"SELECT table_id, token FROM {LeaseRow.__tablename__} WHERE table_id = ANY(:tables) FOR KEY SHARE")
 
 
 def _check_fences(connection: Connection, fences: dict[str, int]) -> None:
@@ -245,7 +256,16 @@ def _check_fences(connection: Connection, fences: dict[str, int]) -> None:
     never misses a write this one commits.
     """
     rows = connection.execute(_FENCES, {"tables": list(fences)})  # one statement, built once: every batch runs it
-    current = {table: token for table, token in rows}
+    _refuse_stale(fences, {table: token for table, token in rows})
+
+
+def one_statement(writes: Sequence[_Write | _Fenced]) -> bool:
+    """Whether ``writes`` are actions alone, which PostgreSQL takes in one statement, fence included."""
+    return all(isinstance(w.write if isinstance(w, _Fenced) else w, Record) for w in writes)
+
+
+def _refuse_stale(fences: dict[str, int], current: dict[str, int]) -> None:
+    """:raises StaleOwner: for the first table of ``fences`` whose lease token is not ``current``'s."""
     for table, token in fences.items():
         if current.get(table) != token:
             raise StaleOwner(
@@ -278,6 +298,29 @@ def _records(connection: Connection, records: list[Record]) -> None:
     """The rows of ``records`` with one statement per kind of row: the action rows, the hand rows of
     finished deals, the seats' totals, and each game's row as the last of its records leaves it.
     """
+    actions, hands, totals, games = _rows(records)
+    if connection.dialect.name == "sqlite":
+        _records_sqlite(connection, actions, hands, totals, games)
+        return
+    connection.execute(insert(ActionRow), actions)
+    if hands:
+        connection.execute(insert(HandRow), hands)
+    if totals:
+        scores = update(SeatRow).where(SeatRow.game_id == bindparam("g_id"), SeatRow.seat == bindparam("g_seat"))
+        params = [{"g_id": table, "g_seat": seat, "g_score": total} for (table, seat), total in totals.items()]
+        connection.execute(scores.values(score=bindparam("g_score")), params)
+    for keys, rows in _shapes(games).items():
+        game = update(GameRow).where(GameRow.id == bindparam("g_id"))
+        connection.execute(game.values({k: bindparam(f"g_{k}") for k in keys}), rows)
+
+
+_Rows = tuple[list[dict[str, Any]], list[dict[str, Any]], dict[tuple[str, int], int], dict[str, dict[str, Any]]]
+
+
+def _rows(records: list[Record]) -> _Rows:
+    """The action rows of ``records``, the hand rows of finished deals, the seats' totals, and each
+    game's new values as the last of its records leaves them.
+    """
     actions = []
     hands = []
     games: dict[str, dict[str, Any]] = {}
@@ -295,19 +338,7 @@ def _records(connection: Connection, records: list[Record]) -> None:
                     totals[record.table, seat] = total
             elif event["type"] == "game_end":
                 values.update(status="over", finished_at=_when(record.at), scores=event["scores"])
-    if connection.dialect.name == "sqlite":
-        _records_sqlite(connection, actions, hands, totals, games)
-        return
-    connection.execute(insert(ActionRow), actions)
-    if hands:
-        connection.execute(insert(HandRow), hands)
-    if totals:
-        scores = update(SeatRow).where(SeatRow.game_id == bindparam("g_id"), SeatRow.seat == bindparam("g_seat"))
-        params = [{"g_id": table, "g_seat": seat, "g_score": total} for (table, seat), total in totals.items()]
-        connection.execute(scores.values(score=bindparam("g_score")), params)
-    for keys, rows in _shapes(games).items():
-        game = update(GameRow).where(GameRow.id == bindparam("g_id"))
-        connection.execute(game.values({k: bindparam(f"g_{k}") for k in keys}), rows)
+    return actions, hands, totals, games
 
 
 def _shapes(games: dict[str, dict[str, Any]]) -> dict[tuple[str, ...], list[dict[str, Any]]]:

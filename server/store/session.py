@@ -11,7 +11,9 @@ from typing import Any
 import orjson
 from sqlalchemy import Engine, QueuePool, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.util import await_
 
 __all__ = [
     "CONNECT_TIMEOUT",
@@ -65,15 +67,34 @@ def make_engine(url: str, **options: Any) -> AsyncEngine:
     of their own instead of queueing with the writes for one (docs/benchmarks.md, "Journal: group
     commit", compares the two).
 
-    On PostgreSQL every connection sets the session bounds above (`postgresql_options`).
+    On PostgreSQL every connection sets the session bounds above (`postgresql_options`), and is
+    looked at as it leaves the pool with one query (`_ping`), so that a connection the
+    database dropped (a restart, a cut) is replaced before anyone uses it.
     """
     extra: dict[str, Any] = {}
-    if make_url(url).get_backend_name() == "postgresql":
+    postgresql = make_url(url).get_backend_name() == "postgresql"
+    if postgresql:
         extra["connect_args"] = postgresql_options()
+        extra["pool_pre_ping"] = False  # `_ping` instead
     engine = create_async_engine(url, **{"pool_pre_ping": not url.startswith("sqlite"), **extra, **options})
     if engine.dialect.name == "sqlite":
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+    elif postgresql and "pool_pre_ping" not in options:
+        event.listen(engine.sync_engine, "checkout", _ping)
     return engine
+
+
+def _ping(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """A pooled PostgreSQL connection is alive: one round trip, ``SELECT 1`` sent as text (no
+    prepared statement, no transaction). SQLAlchemy's own ping through asyncpg opens a transaction
+    around a prepared ``;`` and rolls it back, three round trips, which every journal write paid
+    for at checkout (docs/benchmarks.md, "Round trips per move"). A connection that fails it is
+    dropped, and the pool hands out a new one (`DisconnectionError`).
+    """
+    try:
+        await_(dbapi_connection.driver_connection.execute("SELECT 1"))
+    except Exception as exc:
+        raise DisconnectionError(f"a pooled connection is gone ({type(exc).__name__}: {exc})") from exc
 
 
 def postgresql_options() -> dict[str, Any]:

@@ -96,6 +96,7 @@ class GroupWriter(Generic[T]):
         *,
         landed: Callable[[Connection, T], bool] | None = None,
         cap: int = BATCH_CAP,
+        autocommit: Callable[[Sequence[T]], bool] | None = None,
     ) -> None:
         if cap < 1:
             raise ValueError(f"a batch holds at least one write, not {cap!r}")
@@ -105,6 +106,7 @@ class GroupWriter(Generic[T]):
         self.written = 0  # writes committed
         self._write = write
         self._landed = landed
+        self._autocommit = autocommit
         self._waiting: deque[Waiting[T]] = deque()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
@@ -260,7 +262,7 @@ class GroupWriter(Generic[T]):
 
     def _transactions(self) -> contextlib.AbstractAsyncContextManager[Transact[T]]:
         """A function that makes one transaction of the writes given to it, on one connection."""
-        return _async_transactions(self.engine, self._write)
+        return _async_transactions(self.engine, self._write, self._autocommit)
 
     async def _commit(self, transact: Transact[T], batch: list[Waiting[T]]) -> bool:
         """Write ``batch`` in one transaction: True once committed (its callers are not told yet),
@@ -335,13 +337,28 @@ class GroupWriter(Generic[T]):
 
 @contextlib.asynccontextmanager
 async def _async_transactions(
-    engine: AsyncEngine, write: Callable[[Connection, Sequence[T]], None]
+    engine: AsyncEngine,
+    write: Callable[[Connection, Sequence[T]], None],
+    autocommit: Callable[[Sequence[T]], bool] | None = None,
 ) -> AsyncIterator[Transact[T]]:
-    """Any other database: the async driver, with the sync write functions run through `run_sync`."""
+    """Any other database: the async driver, with the sync write functions run through `run_sync`.
+    A batch that ``autocommit`` says ``write`` makes in one statement runs without BEGIN and COMMIT
+    (two round trips fewer): the database commits the statement as it ends, before it answers.
+    """
     async with engine.connect() as connection:
+        usual = connection.sync_connection.default_isolation_level if connection.sync_connection else None
 
         async def transact(items: Sequence[T]) -> None:
             try:
+                if autocommit is not None and autocommit(items):
+                    await connection.execution_options(isolation_level="AUTOCOMMIT")
+                    try:
+                        async with connection.begin():  # (no BEGIN is sent: the driver autocommits)
+                            await connection.run_sync(write, items)
+                    finally:
+                        if usual is not None:
+                            await connection.execution_options(isolation_level=usual)
+                    return
                 async with connection.begin():
                     await connection.run_sync(write, items)
             except Exception:

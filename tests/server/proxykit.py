@@ -1,7 +1,9 @@
 """A TCP proxy of the test's own, in its event loop, in front of PostgreSQL or Redis: it forwards, or
 is cut (closes every connection and refuses new ones), or black-holes (accepts, forwards nothing,
 closes nothing: a network partition; what is sent meanwhile is held, or dropped as by a proxy that
-loses it), until the test says otherwise.
+loses it), until the test says otherwise. It can add a latency to every round trip (half each way,
+as a distant database would), and counts round trips: a client's bytes that follow the server's
+answer on their connection start one (so a pipelined batch of statements is one round trip).
 """
 
 from __future__ import annotations
@@ -12,14 +14,16 @@ from types import TracebackType
 
 
 class TcpProxy:
-    """Forwards 127.0.0.1:``port`` (a free one) to ``host``:``target``; use as ``async with``."""
+    """Forwards 127.0.0.1:``port`` (a free one unless given) to ``host``:``target``; use as ``async with``."""
 
-    def __init__(self, host: str, target: int) -> None:
+    def __init__(self, host: str, target: int, *, port: int = 0) -> None:
         self.host, self.target = host, target
-        self.port = 0
+        self.port = port
         self.mode = "forward"  # or "cut", "black hole"
         self.drop = False  # in a black hole: what is sent is dropped rather than held
         self.refused = 0  # connections closed at once because the proxy was cut
+        self.latency = 0.0  # seconds added to every round trip: half on the way there, half back
+        self.round_trips = 0  # times a client spoke after hearing from the server (or first), on any connection
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -30,7 +34,7 @@ class TcpProxy:
         return f"127.0.0.1:{self.port}"
 
     async def __aenter__(self) -> TcpProxy:
-        self._server = await asyncio.start_server(self._accepted, "127.0.0.1", 0)
+        self._server = await asyncio.start_server(self._accepted, "127.0.0.1", self.port)
         self.port = self._server.sockets[0].getsockname()[1]
         return self
 
@@ -72,12 +76,18 @@ class TcpProxy:
             writer.transport.abort()
             return
         self._writers |= {writer, up_writer}
-        for source, sink in ((reader, up_writer), (up_reader, writer)):
-            task = asyncio.get_running_loop().create_task(self._pipe(source, sink))
+        turn = ["server"]  # who spoke last on this connection
+        for source, sink, side in ((reader, up_writer, "client"), (up_reader, writer, "server")):
+            task = asyncio.get_running_loop().create_task(self._pipe(source, sink, side, turn))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+    async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter, side: str, turn: list[str]) -> None:
+        loop = asyncio.get_running_loop()
+        late: asyncio.Queue[tuple[float, bytes] | None] = asyncio.Queue()  # (when it is due, bytes)
+        delivery = loop.create_task(self._deliver(late, sink))
+        self._tasks.add(delivery)
+        delivery.add_done_callback(self._tasks.discard)
         try:
             while data := await source.read(65536):
                 if self.mode == "black hole" and self.drop:
@@ -86,11 +96,32 @@ class TcpProxy:
                     await asyncio.sleep(0.05)  # held: it crosses when the proxy mends
                 if self.mode == "cut":
                     break
-                sink.write(data)
-                await sink.drain()
+                if side == "client" and turn[0] == "server":
+                    self.round_trips += 1
+                turn[0] = side
+                late.put_nowait((loop.time() + self.latency / 2, data))
         except (OSError, asyncio.IncompleteReadError):
             pass
         finally:
+            late.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await delivery
             with contextlib.suppress(Exception):
                 sink.transport.abort()
             self._writers.discard(sink)
+
+    async def _deliver(self, late: asyncio.Queue[tuple[float, bytes] | None], sink: asyncio.StreamWriter) -> None:
+        """Write what arrives on ``late``, each at its time (in order: the latency is a delay, not a
+        narrower pipe)."""
+        loop = asyncio.get_running_loop()
+        try:
+            while (item := await late.get()) is not None:
+                due, data = item
+                if due > loop.time():
+                    await asyncio.sleep(due - loop.time())
+                if self.mode == "cut":
+                    return
+                sink.write(data)
+                await sink.drain()
+        except OSError:
+            pass

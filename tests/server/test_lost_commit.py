@@ -20,8 +20,10 @@ pytestmark = pytest.mark.asyncio
 
 
 class CommitCutter:
-    """A TCP proxy to PostgreSQL that, once armed, passes the next COMMIT on and then cuts the
-    connection before PostgreSQL's answer can come back."""
+    """A TCP proxy to PostgreSQL that, once armed, passes the next commit on and then cuts the
+    connection before PostgreSQL's answer can come back. A commit is a COMMIT, or the execution of a
+    prepared statement (a Bind message, ``B``): a batch of actions is one statement, autocommitted
+    (server/store/pg_records.py), and the journal's other statements run inside a transaction."""
 
     def __init__(self) -> None:
         self.armed = False
@@ -39,7 +41,7 @@ class CommitCutter:
         async def upstream() -> None:
             nonlocal cut
             while data := await reader.read(65536):
-                if self.armed and b"COMMIT" in data.upper():
+                if self.armed and (b"COMMIT" in data.upper() or data[:1] == b"B"):
                     self.armed, cut = False, True
                     self.cuts += 1
                 up_writer.write(data)
@@ -80,11 +82,12 @@ async def test_an_action_whose_commit_answer_was_lost_is_reported_stored(tmp_pat
         journal = SqlJournal(engine)
         try:
             (table,) = await created_tables(journal, 1)
+            await journal.record(discard_record(table, 1))  # (its statement is prepared on the connection)
             cutter.armed = True
-            await journal.record(discard_record(table, 1))  # stored, and so reported: no exception
+            await journal.record(discard_record(table, 2))  # stored, and so reported: no exception
             assert cutter.cuts == 1
-            await journal.record(discard_record(table, 2))  # the next action is accepted
-            assert (await action_seqs(engine))[table] == [1, 2]
+            await journal.record(discard_record(table, 3))  # the next action is accepted
+            assert (await action_seqs(engine))[table] == [1, 2, 3]
             assert journal.trouble is None
         finally:
             await journal.close()
