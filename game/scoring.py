@@ -293,7 +293,7 @@ def _validate(hand: WinningHand, rules: Rules) -> list[int]:
 
 
 def _validate_win_by(hand: WinningHand, held: Sequence[int]) -> None:
-    """Refuse facts about how the hand was won that no deal can produce (R3.2, R4.3, R5.2, R6.5, R10.5)."""
+    """Refuse facts about how the hand was won that no deal can produce (R3.2, R4.3, R5.2, R6.5, R9, R10)."""
     kongs = sum(1 for m in hand.melds if m.kind is MeldKind.KONG)
     if hand.loose_kongs < 0:
         raise ScoringError(f"loose_kongs counts kongs, so it cannot be {hand.loose_kongs}")
@@ -309,6 +309,16 @@ def _validate_win_by(hand: WinningHand, held: Sequence[int]) -> None:
     if hand.win_by == "loose" and not kongs and not hand.bonus:
         raise ScoringError(
             "a win on a loose tile needs a kong or a bonus tile to replace (R3.2, R4.3), and the hand has neither"
+        )
+    if hand.first_turn and hand.melds:
+        raise ScoringError(
+            "a first-turn win (R10.1, R10.2) comes before any claim or kong, so the hand declares no sets"
+        )
+    if hand.first_turn and hand.win_by == "robbed_kong":
+        raise ScoringError("a first-turn win (R10.1, R10.2) comes before any kong, so none can be robbed")
+    if hand.last_tile and hand.win_by in ("loose", "robbed_kong"):
+        raise ScoringError(
+            f"last_tile is the last tile of the live wall or the last discard (R9, R6.8), never a {hand.win_by} win"
         )
     tile = hand.winning_tile
     if hand.win_by == "robbed_kong" and held[tile] > 1:
