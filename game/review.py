@@ -25,6 +25,7 @@ with the bot, its deal-ins and the wins it passed.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -145,6 +146,7 @@ class Decision:
 
     hand: int  # the deal's number in the game (0-based)
     seq: int  # the action's number in the game (1-based, as in the log)
+    step: int  # the action's number in its hand (1-based): the step of a hand's replay that shows the moment
     wall_live: int
     concealed: str  # the seat's concealed tiles then, in notation, the tile it had just drawn left out
     drawn: Tile | None  # the tile it had just drawn, in its turn
@@ -170,6 +172,7 @@ class Decision:
         return {
             "hand": self.hand,
             "seq": self.seq,
+            "step": self.step,
             "wall_live": self.wall_live,
             "concealed": self.concealed,
             "drawn": None if self.drawn is None else self.drawn.code,
@@ -275,16 +278,21 @@ def review(
     decisions: list[Decision] = []
     last_throw: int | None = None  # index in ``decisions`` of the seat's latest discard or added kong
     number = game.deal_number
+    start = 0  # actions before the deal being played began
     for index, (actor, action) in enumerate(actions):
         if actor == seat and game.phase is GamePhase.DEAL and len(game.legal_actions(seat)) > 1:
             seen = SeatView.of(game, seat, cache)
             decision = review_decision(seen, Action.from_json(action), bot, hand=number, seq=index + 1)
+            decision = dataclasses.replace(decision, step=index + 1 - start)
             if decision.done.type in (ActionType.DISCARD, ActionType.ORIGINAL_CALL) or (
                 decision.done.type is ActionType.KONG and seen.hand[decision.done.tile or 0] == 1
             ):
                 last_throw = len(decisions)
             decisions.append(decision)
+        dealing = game.phase is GamePhase.DEAL
         game.apply(actor, action)
+        if game.phase is GamePhase.DEAL and not dealing:
+            start = game.version
         if game.phase is not GamePhase.DEAL and number == len(game.results) - 1:
             result = game.results[number]
             if result.discarder == seat and result.winner is not None and last_throw is not None:
@@ -300,19 +308,7 @@ def review(
 
 
 def _with_mark(decision: Decision, mark: Mark) -> Decision:
-    return Decision(
-        decision.hand,
-        decision.seq,
-        decision.wall_live,
-        decision.concealed,
-        decision.drawn,
-        decision.offered,
-        decision.done,
-        decision.strong,
-        decision.mode,
-        decision.options,
-        (mark, *decision.marks),
-    )
+    return dataclasses.replace(decision, marks=(mark, *decision.marks))
 
 
 def review_decision(
@@ -336,6 +332,7 @@ def review_decision(
     return Decision(
         hand=hand,
         seq=seq,
+        step=seq,
         wall_live=seen.wall_live,
         concealed=format_tiles(concealed),
         drawn=seen.drawn,

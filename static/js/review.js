@@ -179,6 +179,11 @@ function renderDecisions(data) {
     for (const mark of d.marks) line.append(el("span", "review-mark", MARKS[mark.kind] || mark.kind));
     details.append(line);
     for (const mark of d.marks) details.append(el("p", "review-mark-text", `${MARKS[mark.kind] || mark.kind}: ${mark.text}`));
+    if (!RUNNING) {
+      // a finished game's replay has one step per action: this one shows the table as the seat saw it then
+      const query = new URLSearchParams({ seat: String(data.seat), step: String(d.step), review: String(data.seat) });
+      details.append(link(`?${query.toString()}`, "See the table at this moment", "review-moment"));
+    }
     const options = el("ol", "review-options");
     d.options.forEach((o, i) => {
       const li = el("li", same(o.action, d.done) ? "chosen" : null);

@@ -72,6 +72,12 @@ def test_a_finished_games_review_per_hand_then_one_hands_decisions(
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.locator("#review").screenshot(path=artifacts / f"review-hand-{width}.png")
 
+    # a decision's link shows the table at that moment, as that seat saw it
+    item.locator("a.review-moment").click()
+    page.wait_for_url(f"**/games/{game_id}/hands/{number}?seat=2&step={decisions[first]['step']}&review=2")
+    expect(page.locator("#step-count")).to_contain_text(f"Step {decisions[first]['step']} of")
+    expect(page.locator("#perspective")).to_have_value("2")
+
 
 def test_a_running_games_review_is_refused_to_a_visitor_without_a_seat(
     club: tuple[LiveServer, dict[str, str]], new_page: Any

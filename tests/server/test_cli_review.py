@@ -45,6 +45,15 @@ def test_review_prints_each_hand_and_the_game_readably(tmp_path: Path, capsys: p
     assert "from ready" in out  # a disagreement explained with its candidates
 
 
+def test_play_game_logs_a_whole_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "game.jsonl"
+    assert main(["play", "--bots", "greedy,greedy,greedy,greedy", "--game", "--quiet", "--log", str(path)]) == 0
+    last = json.loads(path.read_text().splitlines()[-1])
+    assert last["type"] == "log_end" and last["over"] is True
+    assert main(["review", str(path), "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["hands"]) >= 16
+
+
 def test_review_reads_a_stored_game_by_its_id(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _play(tmp_path, "normal,strong,normal,strong", 1)
     url = f"sqlite+aiosqlite:///{tmp_path / 'club.db'}"

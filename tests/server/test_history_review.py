@@ -66,6 +66,9 @@ async def test_a_finished_games_review_covers_every_hand_of_any_seat(club: Any) 
         assert decision["options"][0]["action"] == decision["strong"]
         assert len(decision["options"]) <= 6 and decision["option_count"] >= len(decision["options"])
         assert any(o["action"] == decision["done"] for o in decision["options"]) or decision["done"]["type"] == "win"
+    steps = (await http.get(f"/api/games/{done.id}/hands/1")).json()["steps"]
+    for decision in hand["decisions"]:  # the step after the moment shown is the seat's action
+        assert steps[decision["step"]]["actor"] == 1 and steps[decision["step"]]["action"] == decision["done"]
     again = await http.get(f"/api/games/{done.id}/hands/1/review", params={"seat": 1})
     assert again.json() == hand
     assert len(games["app"].state.reviews) == len(done.game.results) + 1  # every hand and the summary, kept
