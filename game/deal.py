@@ -18,7 +18,7 @@ from game.errors import IllegalActionError, Reason
 from game.melds import Meld, MeldKind
 from game.notation import format_tiles
 from game.rules import Rules
-from game.shapes import chows_allowed, complete
+from game.shapes import chows_allowed, complete, completing_tiles
 from game.tiles import NUM_KINDS, TILES, WINDS, Tile
 from game.wall import Wall
 
@@ -260,14 +260,7 @@ class Deal:
 
     def _ready(self, seat: int, hand: list[int], held: list[int]) -> bool:
         """Whether one more tile (of a kind not all four held) completes the hand under the rules."""
-        for t in range(34):
-            if held[t] < 4:
-                hand[t] += 1
-                done = complete(hand, self.melds[seat], self.rules)
-                hand[t] -= 1
-                if done:
-                    return True
-        return False
+        return bool(completing_tiles(hand[:34], self.melds[seat], held[:34], self.rules))
 
     def _find_turn_actions(self, seat: int, hand: list[int]) -> list[Action]:
         discards = [_DISCARDS[k] for k in range(34) if hand[k]] + self._call_actions(seat, hand)
