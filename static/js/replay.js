@@ -265,6 +265,9 @@ function describe(i) {
     case "discard":
       words = `${who} discards ${tileName(action.tile)}.`;
       break;
+    case "original_call":
+      words = `${who} discards ${tileName(action.tile)}, declaring Original Call (R5.4).`;
+      break;
     case "pass":
       words = `${who} passes.`;
       break;
