@@ -89,6 +89,14 @@ def census_section() -> None:
     assert result is not None and result["hands"] == 93600
     ok = result.get("by_waits") == R15_4
     print(f"R15.4 census (13 tiles, 93,600 hands): {best:.3f} s, figures {'match' if ok else 'DIFFER from'} R15.4")
+    slowest, size = 0.0, 0
+    for tiles in range(18):  # every hand size `sparrow analyze suit --tiles N` answers, each from cold
+        suit_census._sets_only.cache_clear()
+        start = time.process_time()
+        suit_census.census(tiles)
+        spent = time.process_time() - start
+        slowest, size = max((slowest, size), (spent, tiles))
+    print(f"census of every hand size 0-17, each from cold: slowest {slowest:.3f} s CPU ({size} tiles)")
 
 
 def complete_hands(count: int, rng: random.Random) -> list[list[int]]:
