@@ -194,7 +194,7 @@ async def player_record(session: AsyncSession, name: str, member: int | None = N
         "total": sum(net for _, net in over),
         "over_time": [{"date": _iso(created), "net": net} for created, net in over],
         "recent": [
-            {"id": game_id, "status": status, "created": _iso(created)}
-            for game_id, _, _, status, created, _, _ in reversed(shown[-20:])
+            {"id": game_id, "seat": seat, "status": status, "created": _iso(created)}
+            for game_id, seat, _, status, created, _, _ in reversed(shown[-20:])
         ],
     }

@@ -79,6 +79,24 @@ def test_a_finished_games_review_per_hand_then_one_hands_decisions(
     expect(page.locator("#perspective")).to_have_value("2")
 
 
+def test_a_players_page_shows_their_agreement_with_strong_game_by_game(
+    club: tuple[LiveServer, dict[str, str]], new_page: Any
+) -> None:
+    live, ids = club
+    page = new_page(360, 740)
+    record = api(page, f"{live.url}/api/players/Ann")
+    (game,) = [g for g in record["recent"] if g["status"] != "playing"]
+    assert game["id"] == ids["done"]
+    review = api(page, f"{live.url}/api/games/{ids['done']}/review?seat={game['seat']}")
+    page.goto(f"{live.url}/players/Ann")
+    rows = page.locator("#player-review-table tbody tr")
+    expect(rows).to_have_count(1)
+    expect(rows.first.locator("td").nth(1)).to_have_text(str(review["decision_count"]))
+    expect(rows.first.locator("td").nth(2)).to_have_text(f"{int(100 * review['agreement'] + 0.5)} %")
+    expect(page.locator("#player-review-status")).to_be_hidden()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+
 def test_a_running_games_review_is_refused_to_a_visitor_without_a_seat(
     club: tuple[LiveServer, dict[str, str]], new_page: Any
 ) -> None:
