@@ -156,6 +156,7 @@ class Decision:
     mode: str  # how the bot chose: see :class:`game.strong.Deliberation`
     options: tuple[Option, ...]  # the bot's candidates, best first
     marks: tuple[Mark, ...]
+    made_by: str | None = None  # what made the decision for the seat ("timer", "stand-in"); None: the seat
 
     @property
     def agreed(self) -> bool:
@@ -180,6 +181,7 @@ class Decision:
             "done": self.done.to_json(),
             "strong": self.strong.to_json(),
             "agreed": self.agreed,
+            "made_by": self.made_by,
             "mode": self.mode,
             "options": [o.to_json() for o in shown],
             "option_count": len(self.options),
@@ -198,13 +200,14 @@ class HandReview:
 
     @property
     def agreed(self) -> int:
-        """Decisions where the seat did what the bot would have done."""
-        return sum(d.agreed for d in self.decisions)
+        """The seat's own decisions where it did what the bot would have done."""
+        return sum(d.agreed for d in self.decisions if d.made_by is None)
 
     @property
     def agreement(self) -> float | None:
-        """Share of decisions agreeing with the bot; None without a decision."""
-        return self.agreed / len(self.decisions) if self.decisions else None
+        """Share of the seat's own decisions agreeing with the bot; None without one."""
+        own = sum(1 for d in self.decisions if d.made_by is None)
+        return self.agreed / own if own else None
 
     def count(self, kind: MarkKind) -> int:
         """How many decisions carry a mark of ``kind``."""
@@ -243,12 +246,14 @@ class GameReview:
 
 
 def _figures(decisions: Sequence[Decision]) -> dict[str, object]:
-    agreed = sum(d.agreed for d in decisions)
+    own = [d for d in decisions if d.made_by is None]
+    agreed = sum(d.agreed for d in own)
     kinds = [m.kind for d in decisions for m in d.marks]
     return {
-        "decision_count": len(decisions),
+        "decision_count": len(own),
+        "made_for": len(decisions) - len(own),
         "agreed": agreed,
-        "agreement": round(agreed / len(decisions), 4) if decisions else None,
+        "agreement": round(agreed / len(own), 4) if own else None,
         "deal_ins": kinds.count(MarkKind.DEAL_IN),
         "missed_wins": kinds.count(MarkKind.WIN_PASSED),
         "marks": {k.value: kinds.count(k) for k in MarkKind},
@@ -261,9 +266,12 @@ def review(
     seat: int,
     *,
     finished_only: bool = False,
+    made_by: Sequence[str | None] | None = None,
 ) -> GameReview:
     """Review ``seat``'s decisions in the game that ``actions`` play from ``game``, a new game (no action
     applied yet; it is played on). ``finished_only`` leaves out a hand the actions stop in the middle of.
+    ``made_by`` says, per action, what made it for the seat when the seat did not choose it itself (its
+    clock ran out, a bot stood in): such a decision is reviewed but not counted in the agreement.
 
     :raises ValueError: if ``seat`` is not 0–3, or ``game`` is not new.
     :raises RulesError: if an action is not legal where it stands.
@@ -283,7 +291,8 @@ def review(
         if actor == seat and game.phase is GamePhase.DEAL and len(game.legal_actions(seat)) > 1:
             seen = SeatView.of(game, seat, cache)
             decision = review_decision(seen, Action.from_json(action), bot, hand=number, seq=index + 1)
-            decision = dataclasses.replace(decision, step=index + 1 - start)
+            by = None if made_by is None or index >= len(made_by) else made_by[index]
+            decision = dataclasses.replace(decision, step=index + 1 - start, made_by=by)
             if decision.done.type in (ActionType.DISCARD, ActionType.ORIGINAL_CALL) or (
                 decision.done.type is ActionType.KONG and seen.hand[decision.done.tile or 0] == 1
             ):

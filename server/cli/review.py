@@ -143,7 +143,7 @@ def _print_hand(out: Console, hand: HandReview, everything: bool) -> None:
             str(d.seq),
             str(d.wall_live),
             d.concealed + (f" +{d.drawn}" if d.drawn is not None else "") + (f" ({d.offered}?)" if d.offered else ""),
-            _say(d.done, d.offered),
+            _say(d.done, d.offered) + ("" if d.made_by is None else f" ({d.made_by})"),
             "=" if d.agreed else _say(d.strong, d.offered),
             " ".join(f"[red]{m.kind.value}[/red]" for m in d.marks),
         )
@@ -170,9 +170,10 @@ def _explain(out: Console, d: Decision) -> None:
 
 def _share(doc: dict[str, object]) -> str:
     agreement = doc["agreement"]
+    made_for = f"; {doc['made_for']} made for it (its clock ran out, or a bot stood in)" if doc["made_for"] else ""
     if not isinstance(agreement, float):
-        return "no decisions"
-    return f"agreed with strong {doc['agreed']}/{doc['decision_count']} ({agreement:.0%})"
+        return "no decision of its own" + made_for
+    return f"agreed with strong {doc['agreed']}/{doc['decision_count']} ({agreement:.0%})" + made_for
 
 
 def _ending(hand: HandReview) -> str:

@@ -11,14 +11,15 @@ __all__ = ["default_seat", "review_log"]
 
 def review_log(log: GameLog, seat: int, *, finished_only: bool = False) -> GameReview:
     """``seat``'s review of the game ``log`` holds (as far as it goes; ``finished_only``: its finished
-    hands only).
+    hands only). Decisions its clock or a stand-in bot made for a person are reviewed, not counted.
 
     :raises ValueError: if ``seat`` is not 0–3.
     :raises RulesError: if a stored action does not replay (a corrupted store).
     """
-    return review(
-        Game(log.rules, log.seed), [(a.seat, a.action) for a in log.actions], seat, finished_only=finished_only
-    )
+    actions = [(a.seat, a.action) for a in log.actions]
+    # A bot seat's own actions are its choices ("bot"); a timer's or a stand-in's are not the seat's.
+    made_by = [None if a.auto in (None, "bot") else a.auto for a in log.actions]
+    return review(Game(log.rules, log.seed), actions, seat, finished_only=finished_only, made_by=made_by)
 
 
 def default_seat(log: GameLog) -> int:

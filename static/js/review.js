@@ -79,15 +79,18 @@ seatSelect.addEventListener("change", () => {
   load();
 });
 
+const MADE_BY = { timer: "its clock ran out", "stand-in": "a bot stood in" };
+
 function summary(data) {
-  if (!data.decision_count) return "No decision to review yet.";
+  const made = data.made_for ? ` ${plural(data.made_for, "decision")} made for this seat (its clock ran out, or a bot stood in) are shown but not counted.` : "";
+  if (!data.decision_count) return (data.made_for ? "No decision of its own." : "No decision to review yet.") + made;
   const share = Math.round(100 * data.agreement);
   const parts = [
     `Agreed with strong at ${data.agreed} of ${plural(data.decision_count, "decision")} (${share} %)`,
     plural(data.deal_ins, "deal-in"),
     plural(data.missed_wins, "missed win"),
   ];
-  return parts.join(" · ");
+  return parts.join(" · ") + (made ? `.${made}` : "");
 }
 
 function markText(counts) {
@@ -174,7 +177,8 @@ function renderDecisions(data) {
     details.open = !d.agreed || d.marks.length > 0;
     const line = el("summary");
     const hand = `${d.concealed}${d.drawn ? ` + ${d.drawn}` : ""}${d.offered ? ` · offered ${d.offered}` : ""}`;
-    line.append(el("span", "review-hand", hand), el("span", "review-did", `did: ${say(d.done, d.offered)}`));
+    const by = d.made_by ? ` (${MADE_BY[d.made_by] || d.made_by})` : "";
+    line.append(el("span", "review-hand", hand), el("span", "review-did", `did: ${say(d.done, d.offered)}${by}`));
     line.append(el("span", "review-strong", d.agreed ? "strong agrees" : `strong: ${say(d.strong, d.offered)}`));
     for (const mark of d.marks) line.append(el("span", "review-mark", MARKS[mark.kind] || mark.kind));
     details.append(line);

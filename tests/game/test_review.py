@@ -229,3 +229,15 @@ def test_an_unfinished_hand_is_left_out_when_asked() -> None:
     assert [h.finished for h in review(Game(ARENA_RULES, "review-partial"), actions, 1, finished_only=True).hands] == [
         True
     ]
+
+
+def test_decisions_made_for_the_seat_are_reviewed_but_not_counted_as_its_own() -> None:
+    game = play_game(["greedy"] * 4, "review-made-for", deals=2)
+    made_by = ["timer" if i % 2 else None for i in range(len(game.log))]
+    seen = review(Game(ARENA_RULES, "review-made-for"), game.log, 2, made_by=made_by)
+    doc = seen.to_json()
+    own = [d for d in seen.decisions if d.made_by is None]
+    assert 0 < len(own) < len(seen.decisions)
+    assert all(d.made_by == "timer" for d in seen.decisions if d.seq % 2 == 0)  # seq = index + 1
+    assert doc["decision_count"] == len(own) and doc["made_for"] == len(seen.decisions) - len(own)
+    assert doc["agreed"] == sum(d.agreed for d in own)

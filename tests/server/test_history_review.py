@@ -78,6 +78,10 @@ async def test_without_a_seat_the_first_persons_seat_is_reviewed(club: Any) -> N
     http, games = club
     summary = (await http.get(f"/api/games/{games['done'].id}/review")).json()
     assert summary["seat"] == 0 and summary["bots"][0] is False
+    # Ann never acted: her clock played every decision for her, reviewed but not counted as hers
+    assert summary["made_for"] > 0 and summary["decision_count"] == 0 and summary["agreement"] is None
+    hand = (await http.get(f"/api/games/{games['done'].id}/hands/1/review")).json()
+    assert hand["decisions"] and all(d["made_by"] == "timer" for d in hand["decisions"])
 
 
 async def test_a_running_game_is_reviewed_only_for_its_players_own_seat_and_finished_hands(club: Any) -> None:

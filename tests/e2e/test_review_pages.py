@@ -45,7 +45,9 @@ def test_a_finished_games_review_per_hand_then_one_hands_decisions(
 
     page.goto(f"{live.url}/games/{game_id}")
     figures = page.locator("#review-figures")
-    expect(figures).to_contain_text("Agreed with strong at")  # the first person's seat, Ann's
+    # the first person's seat, Ann's: she never acted (her clock played for her), so none of it counts
+    expect(figures).to_contain_text("No decision of its own.")
+    expect(figures).to_contain_text("made for this seat (its clock ran out, or a bot stood in)")
     page.locator("#review-seat").select_option("2")
     expect(figures).to_contain_text(f"Agreed with strong at {summary['agreed']} of {summary['decision_count']}")
     rows = page.locator(".review-hands tbody tr")
@@ -91,8 +93,9 @@ def test_a_players_page_shows_their_agreement_with_strong_game_by_game(
     page.goto(f"{live.url}/players/Ann")
     rows = page.locator("#player-review-table tbody tr")
     expect(rows).to_have_count(1)
+    share = "—" if review["agreement"] is None else f"{int(100 * review['agreement'] + 0.5)} %"
     expect(rows.first.locator("td").nth(1)).to_have_text(str(review["decision_count"]))
-    expect(rows.first.locator("td").nth(2)).to_have_text(f"{int(100 * review['agreement'] + 0.5)} %")
+    expect(rows.first.locator("td").nth(2)).to_have_text(share)
     expect(page.locator("#player-review-status")).to_be_hidden()
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
 
