@@ -13,7 +13,7 @@ from game.notation import parse_tiles
 from game.rules import Rules
 from game.rulesets import ruleset
 from game.scoring import WinningHand
-from game.tiles import Tile
+from game.tiles import NUM_PLAYING_KINDS, Tile
 
 __all__ = ["InputError", "read_document", "rules_of", "winning_hand", "loser_hand"]
 
@@ -143,5 +143,20 @@ def winning_hand(data: Mapping[str, object], rules: Rules) -> WinningHand:
 def loser_hand(
     data: Mapping[str, object], rules: Rules
 ) -> tuple[list[int], tuple[Meld, ...], tuple[Tile, ...], Tile, Tile]:
-    """(concealed counts, melds, bonus, seat wind, round wind) of a loser's hand (R11.2)."""
-    return _common(data, rules)
+    """(concealed counts, melds, bonus, seat wind, round wind) of a loser's hand (R11.2).
+
+    :raises InputError: if the hand holds more than the 13 tiles a loser keeps (a kong counting as
+        three, R4.1), or a fifth tile of a kind (R1.1).
+    """
+    concealed, melds, bonus, seat_wind, round_wind = _common(data, rules)
+    size = sum(concealed[:NUM_PLAYING_KINDS]) + 3 * len(melds)
+    if size > 13 or len(melds) > 4:
+        raise InputError(f"a loser holds at most 13 tiles, a kong counting as three (R4.1), not {size}")
+    held = list(concealed[:NUM_PLAYING_KINDS])
+    for m in melds:
+        for t in m.tiles:
+            held[t] += 1
+    over = [k for k in range(NUM_PLAYING_KINDS) if held[k] > 4]
+    if over:
+        raise InputError(f"the hand holds {held[over[0]]} of {Tile(over[0])}; there are only four (R1.1)")
+    return concealed, melds, bonus, seat_wind, round_wind

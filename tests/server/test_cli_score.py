@@ -231,3 +231,28 @@ def test_settle_the_dangerous_discarder_pays_for_all(capsys: pytest.CaptureFixtu
     assert [p["rule"] for p in result["payments"]] == ["R11.6"]
     status, _, err = _run(capsys, tmp_path, "settle", {**doc, "overrides": {}}, "--json")
     assert status == 2 and "needs the option dangerous_game" in err
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        # a loser keeps 13 tiles (R4.1), a kong counting as three
+        ({"concealed": "1234567b 123c 55d WW"}, "at most 13 tiles, a kong counting as three (R4.1), not 14"),
+        ({"concealed": "123b 4567b 11d WW", "melds": [{"kind": "kong", "tiles": "EEEE"}]}, "not 14"),
+        ({"concealed": "RRR E", "melds": [{"kind": "pung", "tiles": "RRR"}]}, "holds 6 of R; there are only four"),
+    ],
+)
+def test_score_refuses_a_losers_hand_no_deal_can_produce(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, change: dict[str, object], message: str
+) -> None:
+    doc = {"loser": True, "seat_wind": "S", "round_wind": "E", "melds": [], **change}
+    status, out, err = _run(capsys, tmp_path, "score", doc, "--json", "--ruleset", "dmjl")
+    assert status == 2 and out == ""
+    assert message in err
+
+
+def test_score_takes_a_losers_thirteen_tiles_with_a_kong(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    kong = [{"kind": "kong", "tiles": "EEEE"}]
+    doc = {"loser": True, "seat_wind": "S", "round_wind": "E", "concealed": "123b 4567b 11d W", "melds": kong}
+    status, out, _ = _run(capsys, tmp_path, "score", doc, "--json")
+    assert status == 0 and json.loads(out)["points"] == 16  # exposed kong of East (R8.2)
