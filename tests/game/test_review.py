@@ -241,3 +241,15 @@ def test_decisions_made_for_the_seat_are_reviewed_but_not_counted_as_its_own() -
     assert all(d.made_by == "timer" for d in seen.decisions if d.seq % 2 == 0)  # seq = index + 1
     assert doc["decision_count"] == len(own) and doc["made_for"] == len(seen.decisions) - len(own)
     assert doc["agreed"] == sum(d.agreed for d in own)
+
+
+def test_a_decisions_review_depends_only_on_what_its_seat_can_see() -> None:
+    """The dealer's first decision is reviewed alike whichever of the other hands each opponent holds
+    (and so whatever the wall holds after them): the review reads the dealer's view, nothing else."""
+    hand = "123b 456b 78c 55d 46d 8d"
+    reviews = []
+    for others in (OTHERS, (OTHERS[1], OTHERS[2], OTHERS[0]), (OTHERS[2], OTHERS[0], OTHERS[1])):
+        seen = SeatView.of(stacked_game([hand, *others], "9d"), 0)
+        reviews.append(review_decision(seen, Action(ActionType.DISCARD, T("9d"))))
+    assert reviews[0] == reviews[1] == reviews[2]
+    assert reviews[0].options and reviews[0].strong.type is ActionType.DISCARD
