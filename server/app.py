@@ -232,8 +232,12 @@ async def start_table(request: Request) -> object:
 
 
 async def rematch(request: Request) -> object:
-    who, _ = await _who(request)
-    return await _lobby(request).rematch(request.path_params["table_id"], who.token, who.member, _person(request))
+    who, data = await _who(request)
+    keep_seats = data.get("keep_seats", False)
+    if not isinstance(keep_seats, bool):
+        raise TableError("table/bad_keep_seats", "keep_seats must be true or false")
+    lobby = _lobby(request)
+    return await lobby.rematch(request.path_params["table_id"], who.token, who.member, _person(request), keep_seats)
 
 
 async def guest_link(request: Request) -> object:

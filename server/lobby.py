@@ -15,11 +15,13 @@ import contextlib
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from typing import Protocol
 
 from game.actions import Action
 from game.errors import RulesError
 from game.game import Game
+from game.rulesets import ruleset
 from server.tables.actor import SeatState, TableActor
 from server.tables.clock import Clock, RealClock
 from server.tables.errors import TableError
@@ -215,18 +217,24 @@ class Lobby:
         return mine
 
     async def rematch(
-        self, table_id: str, token: str | None, member: int | None, person: str | None = None
+        self,
+        table_id: str,
+        token: str | None,
+        member: int | None,
+        person: str | None = None,
+        keep_seats: bool = False,
     ) -> dict[str, object]:
         """The owner of a finished game opens a new table with the same settings and the same people in
         the same seats (their seat tokens, or their logins, work there too), waiting for the owner to
         start it. Asked again, it answers with the same table. The new table counts against ``person``
-        (the owner: a member, or an address) while it waits, as `create`'s does.
+        (the owner: a member, or an address) while it waits, as `create`'s does. Its start draws the
+        seats again if the game's did (R2.6), unless ``keep_seats``: then its option is off.
 
         :raises TableError: when there is no such table, the game is not over, not the owner asks, or
             ``person`` has `max_waiting` tables waiting already.
         """
         if self.local(table_id) is None and self.elsewhere is not None:
-            args: dict[str, object] = {"token": token, "member": member, "person": person}
+            args: dict[str, object] = {"token": token, "member": member, "person": person, "keep_seats": keep_seats}
             return await self._call(table_id, "rematch", args)  # type: ignore[return-value]
         old = self.get(table_id)
         plan = await old.ask(Rematch(token, member))
@@ -234,9 +242,13 @@ class Lobby:
         if "table" in plan:
             return {"table": plan["table"]}
         seats, owner = plan["seats"], plan["owner"]
+        settings = old.settings
+        if keep_seats and settings.ruleset.rules.seat_draw:  # R2.6: the same seats, not drawn again
+            same = settings.ruleset
+            settings = replace(settings, ruleset=ruleset(same.name, {**dict(same.overrides), "seat_draw": False}))
         try:
             with self._room_for(person):
-                actor = await self._open(old.settings, None, seats, owner)
+                actor = await self._open(settings, None, seats, owner)
                 mine = None if owner is None else seats[owner]
                 if person is not None and mine is not None and mine.token_hash is not None:
                     self._opened_by(actor, person, mine.token_hash)
@@ -359,6 +371,7 @@ class Lobby:
                     token if isinstance(token, str) else None,
                     member if isinstance(member, int) else None,
                     person if isinstance(person, str) else None,
+                    args.get("keep_seats") is True,
                 )
             case "close":
                 await self.close_table(table_id)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from dbkit import BACKENDS, journal_on
+from livekit import LiveServer
 from tablekit import Client, Kit
 
 from game.seating import draw_seats
@@ -101,9 +102,10 @@ async def test_r2_6_a_table_that_keeps_the_order_of_arrival_starts_as_it_sat_dow
     assert [c.state["seat"] for c in clients] == [0, 1, 2, 3]
 
 
-async def _rematch_seats(draw: bool) -> tuple[list[str], list[str], int]:
+async def _rematch_seats(draw: bool, keep_seats: bool = False) -> tuple[list[str], list[str], int]:
     """Ann and three bots play an East round to its end (Ann's clock runs out every turn); Ann plays
-    again and starts: the new table's seats before and after its start, and its seed."""
+    again (``keep_seats``: asking to keep them) and starts: the new table's seats before and after its
+    start, and its seed."""
     kit = Kit()
     seed = _shuffling_seed()
     overrides = {"game_length": "east", "seat_draw": draw}
@@ -111,8 +113,9 @@ async def _rematch_seats(draw: bool) -> tuple[list[str], list[str], int]:
     while actor.status == "playing":
         await kit.advance(actor, 3)
         ann.pump()
-    made = await kit.lobby.rematch(actor.id, ann.token, None)
+    made = await kit.lobby.rematch(actor.id, ann.token, None, keep_seats=keep_seats)
     new = kit.lobby.get(str(made["table"]))
+    assert new.settings.ruleset.rules.seat_draw == (draw and not keep_seats)
     before = [s.name for s in new.seats if s is not None]
     assert await new.ask(Start(ann.token)) == {"started": True}  # Ann still owns the table, wherever she sits
     return before, [s.name for s in new.seats if s is not None], new.seed
@@ -127,6 +130,22 @@ async def test_r2_6_play_again_draws_the_seats_again() -> None:
 async def test_r2_6_play_again_keeps_the_seats_when_the_owner_keeps_them() -> None:
     before, after, _seed = await _rematch_seats(draw=False)
     assert after == before == ["Ann", "Bot 1", "Bot 2", "Bot 3"]
+
+
+async def test_r2_6_play_again_keeps_the_seats_when_the_owner_asks_to() -> None:
+    before, after, _seed = await _rematch_seats(draw=True, keep_seats=True)
+    assert after == before and sorted(before) == ["Ann", "Bot 1", "Bot 2", "Bot 3"]
+
+
+async def test_r2_6_keep_seats_must_be_true_or_false() -> None:
+    async with LiveServer.running() as live:
+        owner = await live.create(overrides={"seat_draw": True})
+        path = f"/api/tables/{owner['table']}/rematch"
+        bad = await live.post(path, {"token": owner["token"], "keep_seats": "yes"})
+        assert bad.status_code == 400 and bad.json()["error"]["reason"] == "table/bad_keep_seats"
+        early = await live.post(path, {"token": owner["token"], "keep_seats": True})
+        assert early.status_code == 409 and early.json()["error"]["reason"] == "table/not_over"
+        assert live.table(owner["table"]).rematch is None  # neither changed anything
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
