@@ -5,6 +5,7 @@ as ``postgresql+asyncpg://…`` from ``--db`` or ``SPARROW_DB``.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -67,9 +68,10 @@ def make_engine(url: str, **options: Any) -> AsyncEngine:
     of their own instead of queueing with the writes for one (docs/benchmarks.md, "Journal: group
     commit", compares the two).
 
-    On PostgreSQL every connection sets the session bounds above (`postgresql_options`), and is
-    looked at as it leaves the pool with one query (`_ping`), so that a connection the
-    database dropped (a restart, a cut) is replaced before anyone uses it.
+    On PostgreSQL every connection sets the session bounds above (`postgresql_options`), and one
+    that has rested in the pool `RESTED` seconds or more is looked at as it leaves with one query
+    (`_ping`), so that a connection the database dropped (a restart, a cut) is replaced before
+    anyone uses it.
     """
     extra: dict[str, Any] = {}
     postgresql = make_url(url).get_backend_name() == "postgresql"
@@ -80,17 +82,35 @@ def make_engine(url: str, **options: Any) -> AsyncEngine:
     if engine.dialect.name == "sqlite":
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     elif postgresql and "pool_pre_ping" not in options:
+        event.listen(engine.sync_engine, "connect", _rested_since)
+        event.listen(engine.sync_engine, "checkin", _rested_since)
         event.listen(engine.sync_engine, "checkout", _ping)
     return engine
 
 
-def _ping(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+RESTED = 1.0  # seconds in the pool after which a connection is pinged before it is handed out
+
+
+def _rested_since(_dbapi_connection: Any, record: Any) -> None:
+    record.info["rested_since"] = time.monotonic()
+
+
+def _ping(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
     """A pooled PostgreSQL connection is alive: one round trip, ``SELECT 1`` sent as text (no
     prepared statement, no transaction). SQLAlchemy's own ping through asyncpg opens a transaction
     around a prepared ``;`` and rolls it back, three round trips, which every journal write paid
-    for at checkout (docs/benchmarks.md, "Round trips per move"). A connection that fails it is
+    for at checkout (docs/benchmarks.md, "A distant database"). A connection that fails it is
     dropped, and the pool hands out a new one (`DisconnectionError`).
+
+    A connection back in the pool less than `RESTED` seconds ago (the journal's writer hands its
+    connection back whenever no write waits, and takes it again at the next) is not pinged: it
+    answered then. If the database dropped it meanwhile (it restarted within the second, or
+    someone ended its session), the statement fails as on a lost connection: the connection is
+    dropped, a write is looked for and, not found, refused (`server/storage`) and made again as
+    any refused write is, and a read answers 503 once.
     """
+    if time.monotonic() - record.info.get("rested_since", -RESTED) < RESTED:
+        return
     try:
         await_(dbapi_connection.driver_connection.execute("SELECT 1"))
     except Exception as exc:

@@ -1,7 +1,7 @@
 """PostgreSQL far away: an acknowledged move costs at most two sequential round trips to the database
-(a pooled connection's ping, then one statement that checks the table's lease token and writes the
-action, committed as it ends: server/store/pg_records.py), counted by a TCP proxy in front of it;
-and with 200 ms added to every round trip, every table of two processes plays. Skipped where
+(a pooled connection's ping, when it rested in the pool, then one statement that checks the table's
+lease token and writes the action, committed as it ends: server/store/pg_records.py), counted by a
+TCP proxy in front of it; and with 200 ms added to every round trip, every table of two processes plays. Skipped where
 PostgreSQL or Redis does not answer on 127.0.0.1 (CI has both).
 """
 
@@ -23,7 +23,7 @@ from test_cluster import _human_actions, _open_table, _Player, _wait
 from server.cluster.leases import Leases
 from server.store.journal import SqlJournal
 from server.store.migrate import upgrade
-from server.store.session import make_engine
+from server.store.session import RESTED, make_engine
 from server.tables.journal import Record
 
 pytestmark = pytest.mark.asyncio
@@ -69,9 +69,13 @@ async def test_an_acknowledged_move_costs_at_most_two_round_trips_to_postgresql(
             before = proxy.round_trips  # two tables' moves at once: one batch, one statement
             await asyncio.gather(journal.record(discard_record(first, 9)), journal.record(discard_record(second, 1)))
             spent.append(proxy.round_trips - before)
+            await asyncio.sleep(RESTED + 0.2)  # the writer's connection rests: it is pinged as it leaves the pool
+            before = proxy.round_trips
+            await journal.record(discard_record(first, 10))
+            spent.append(proxy.round_trips - before)
             assert max(spent) <= MOST_ROUND_TRIPS, spent
 
-            assert (await action_seqs(engine)) == {first: list(range(1, 10)), second: [1]}
+            assert (await action_seqs(engine)) == {first: list(range(1, 11)), second: [1]}
             async with engine.connect() as connection:
                 hands = (await connection.execute(text("SELECT game_id, number, totals FROM hands"))).all()
                 scores = await connection.execute(
@@ -84,7 +88,7 @@ async def test_an_acknowledged_move_costs_at_most_two_round_trips_to_postgresql(
                 ).one()
             assert [tuple(h) for h in hands] == [(first, 0, [10, -10, 0, 0])]
             assert dict(scores.all()) == {0: 10, 3: 0}  # the seats taken (created_tables: 0 and 3)
-            assert tuple(game) == (9, 1, [10, -10, 0, 0])
+            assert tuple(game) == (10, 1, [10, -10, 0, 0])
         finally:
             await journal.close()
             await engine.dispose()
