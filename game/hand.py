@@ -41,6 +41,7 @@ __all__ = [
     "shanten",
     "standard_shanten",
     "orphans_shanten",
+    "prepare",
 ]
 
 SetKind = Literal["chow", "pung"]
@@ -122,6 +123,12 @@ def _load() -> Tables:
     global _TABLES
     _TABLES = tables()
     return _TABLES
+
+
+def prepare() -> None:
+    """Build the lookup tables now rather than on the first hand looked at (a server does it before
+    it runs a table, off its event loop: the build takes most of a second of CPU)."""
+    _load()
 
 
 def _checked(counts: Sequence[int], what: str = "hand") -> list[int]:

@@ -6,6 +6,7 @@ games; play itself runs over the `/ws` socket.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import math
@@ -21,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
+from game.hand import prepare
 from server.api import api, body, member
 from server.club.club import Club, ClubConfig
 from server.club.gate import Gate
@@ -322,6 +324,10 @@ def create_app(
         app.state.club.on_limits = app.state.rates.adjust
         await app.state.club.open()
         app.state.club.on_cut_off = app.state.lobby.cut_off
+        # The engine's lookup tables are built before any table runs here, beside the loop: built by a
+        # table's first move instead, they held the loop most of a second (seconds on a busy machine),
+        # long enough for a process that had just taken tables over to lose them again.
+        await asyncio.to_thread(prepare)
         if engine is not None and redis is not None:
             from server.cluster.node import Node
 

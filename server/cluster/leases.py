@@ -1,12 +1,13 @@
 """`Leases`: which server process runs each live table, kept in PostgreSQL (table ``table_leases``).
 
-A process holds a table through a lease that it renews every `TICK` seconds; the lease runs out
-`TTL` seconds after the last renewal. A process whose leases it cannot renew stops touching its
-tables once they have run out (`server.cluster.node`). A table whose lease ran out (its process
-died, or lost the database) is taken over by another process: taking it raises its ``token``, and
-every journal write carries the token its writer holds (`server.store.journal.SqlJournal`), so a
-write from a process that lost the table is refused (a fencing token) whatever that process
-believes. Times are the database's own (``now()``), so the processes' clocks do not matter.
+A process holds a table through a lease that a thread of its own renews twice a second
+(`server.cluster.renewer`); the lease runs out `TTL` seconds after the last renewal. A process
+whose leases it cannot renew stops touching its tables before they run out
+(`server.cluster.node`). A table whose lease ran out (its process died, or lost the database) is
+taken over by another process: taking it raises its ``token``, and every journal write carries
+the token its writer holds (`server.store.journal.SqlJournal`), so a write from a process that lost
+the table is refused (a fencing token) whatever that process believes. Times are the database's
+own (``now()``), so the processes' clocks do not matter.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 __all__ = ["TICK", "TTL", "Leases"]
 
 TTL = 5.0  # seconds a lease lasts after its last renewal
-TICK = 1.0  # seconds between renewals (and between looks for tables nobody holds)
+TICK = 1.0  # seconds between looks for tables nobody holds
 
 _LIVE = "expires_at > now()"
 
@@ -63,8 +64,10 @@ class Leases:
                 token = (await connection.execute(new, self._params(t=table))).scalar()
         return None if token is None else int(token)
 
-    async def renew(self, tables: Collection[str]) -> set[str]:
-        """Renew the leases of ``tables``, those this process runs; the ones it still holds. A lease
+    async def renew(self, tables: Collection[str], *, ttl: float | None = None) -> set[str]:
+        """Renew the leases of ``tables``, those this process runs, for ``ttl`` seconds (the lease's
+        own length unless given: server/cluster/renewer.py grants less to a silent event loop); the
+        ones it still holds. A lease
         that ran out while this process was slow is still its own until another takes it (taking it
         changes the owner, and a renewal and a takeover of one row wait for each other), so it is
         renewed too. A table this process let go (it stopped running it: the database failed, or it
@@ -76,8 +79,11 @@ class Leases:
             "UPDATE table_leases SET expires_at = now() + CAST(:ttl AS interval) "
             "WHERE owner = :me AND table_id = ANY(:tables) RETURNING table_id"
         )
+        params = self._params(tables=list(tables))
+        if ttl is not None:
+            params["ttl"] = timedelta(seconds=ttl)
         async with self.engine.begin() as connection:
-            return set((await connection.execute(sql, self._params(tables=list(tables)))).scalars())
+            return set((await connection.execute(sql, params)).scalars())
 
     async def probe(self) -> None:
         """A write that changes nothing: it fails while the database cannot be written to (down, or

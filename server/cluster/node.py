@@ -11,7 +11,9 @@ process takes any request or socket and gets it to that process over the bus (`s
   than redirecting, because behind one address (``--workers N``, or a proxy) a browser cannot pick
   the process it reaches.
 
-Every `TICK` seconds each process renews its leases, takes over tables nobody holds (a process
+A thread of each process renews its leases (`server.cluster.renewer`: a busy event loop cannot
+starve it, and a loop stuck for good stops it). Every `TICK` seconds each process takes over tables
+nobody holds, a few at a time (a process
 that died, or one that could not renew), closes the sockets it forwards to a process that is gone
 or no longer runs their table (1012: the browser reconnects, to whichever process runs it now), and
 tells the others which tables it runs, for the lobby list, and reads the club (members, settings)
@@ -42,6 +44,7 @@ from server import metrics
 from server.club.club import Club
 from server.cluster.bus import Bus
 from server.cluster.leases import TICK, TTL, Leases
+from server.cluster.renewer import BEAT, Renewer
 from server.lobby import Lobby
 from server.store.journal import SqlJournal
 from server.tables.actor import TableActor
@@ -55,6 +58,9 @@ __all__ = ["CALL_TIMEOUT", "Node"]
 CALL_TIMEOUT = 5.0  # seconds another process has to answer a call
 MOVED = 1012  # the close code that makes a browser reconnect with its seat token
 ORPHANS_LOOKED_AT = 500  # tables nobody holds, looked at per tick
+TAKEN_PER_TICK = 10  # tables nobody holds taken over per tick, at most: a takeover of many is spread
+#   over several ticks, so that restoring them never holds the event loop for long
+TAKEN_AT_ONCE = 4  # tables whose takeover (lease, then journal) is under way at once
 log = logging.getLogger("sparrow.cluster")
 
 
@@ -143,10 +149,11 @@ class Node:
         self.lobby, self.journal, self.config = lobby, journal, config
         self.ttl, self.tick = ttl, tick
         self.leases = Leases(journal.engine, self.id, ttl=ttl)
+        self.renewer = Renewer(journal.engine.url.render_as_string(hide_password=False), self.id, ttl=ttl)
+        self._seen: object = None  # the renewer's latest renewal the loop has acted on
+        self._trouble_since: float | None = None  # (monotonic) when the loop saw the journal's trouble
         self.prefix = prefix  # of the bus's channels and keys: `server.cluster.identity.cluster_prefix`
         self.bus = Bus(redis_url, self.id, self.prefix, on_gone=self._gone, on_down=self._bus_down, on_up=self._bus_up)
-        self.renewed_at = 0.0  # (monotonic) when the last renewal that succeeded began
-        self.sure_until = 0.0  # (monotonic) until then the leases held at the last renewal are surely ours
         self._rids = itertools.count(1)
         self._calls: dict[int, tuple[str, asyncio.Future[object]]] = {}
         self._links: dict[int, _Link] = {}  # sockets here at tables elsewhere, by connection id
@@ -165,11 +172,12 @@ class Node:
         :raises redis.RedisError: when Redis cannot be reached.
         """
         await self.bus.start(self._heard)
-        await self._renew()
-        await self._round()
+        self.renewer.beat(self.journal.tokens)
+        self.renewer.start()
         loop = asyncio.get_running_loop()
-        # Renewing has a task of its own, so that no other step's slowness can make a lease run out.
-        self._tasks = [loop.create_task(self._run(self._renew_safely), name="cluster-renew")]
+        # The loop beats from now on: while it does not, the renewer stops renewing (after a bound).
+        self._tasks = [loop.create_task(self._beat(), name="cluster-beat")]
+        await self._round()
         self._tasks.append(loop.create_task(self._run(self._round), name="cluster-round"))
 
     async def close(self) -> None:
@@ -179,6 +187,7 @@ class Node:
             task.cancel()
             with contextlib.suppress(BaseException):
                 await task
+        await self.renewer.stop()
         for conn in [link.conn for link in self._links.values()]:
             conn.close(MOVED, "the server is restarting")
         try:
@@ -195,11 +204,14 @@ class Node:
             await asyncio.sleep(self.tick)
             await step()
 
-    async def _renew_safely(self) -> None:
-        try:
-            await self._renew()
-        except Exception:
-            log.exception("cluster: renewing the leases failed; trying again in %g s", self.tick)
+    async def _beat(self) -> None:
+        while True:
+            self.renewer.beat(self.journal.tokens)
+            try:
+                self._heed_renewals()
+            except Exception:
+                log.exception("cluster: acting on the leases' renewal failed")
+            await asyncio.sleep(BEAT)
 
     async def _round(self) -> None:
         steps = (self._take_orphans, self._check_links, self._check_hosted, self._share_directory)
@@ -222,42 +234,44 @@ class Node:
         if token is None:
             raise TableError("server/storage", "could not take the new table's lease; try again", status=503)
         self.journal.tokens[table_id] = token
+        self.renewer.beat(self.journal.tokens)  # renewed from now on, not from the next beat
 
-    async def _renew(self) -> None:
-        started = time.monotonic()
-        asked = set(self.journal.tokens)  # a table claimed while the renewal runs may not be in its answer
-        try:  # a database that does not answer is one that fails: the leases run out all the same
-            held = await asyncio.wait_for(self.leases.renew(asked), 2 * self.tick)
-        except Exception:
-            if time.monotonic() >= self.sure_until and self.journal.tokens:
-                log.error("cluster: the leases could not be renewed in time; this process lets its tables go")
-                for table_id in list(self.journal.tokens):
-                    self._drop(table_id)
-            raise
-        if self.renewed_at and started - self.renewed_at > self.ttl / 2:
-            log.warning(
-                "cluster: %.1f s between two renewals of the leases (they last %g s)",
-                started - self.renewed_at,
-                self.ttl,
-            )
-        self.renewed_at = started
-        self.sure_until = started + self.ttl - self.tick  # a margin: the next renewal may be late
-        if self.journal.trouble is not None:
-            # The renewal was a write; a process with no table renews nothing, and without a write of
-            # its own nothing would find that the database writes again (/healthz: 503 for good).
-            if not asked:
-                await self.leases.probe()
-            self.journal.writes_again()
-        for table_id in asked & set(self.journal.tokens):
-            if table_id not in held:
-                log.error("cluster: table %s is no longer this process's; it stops here", table_id)
+    def _heed_renewals(self) -> None:
+        """Act on what the renewer found: drop the tables another process took, and every table once
+        the leases could not be renewed for nearly a lease (before they run out); the database
+        writes again once a renewal (a write) begun after a failed write succeeds."""
+        last, good = self.renewer.last, self.renewer.good
+        now = time.monotonic()
+        if last is not None and last is not self._seen:
+            self._seen = last
+            if not last.failed:
+                for table_id, token in last.asked.items():
+                    if table_id not in last.held and self.journal.tokens.get(table_id) == token:
+                        log.error("cluster: table %s is no longer this process's; it stops here", table_id)
+                        self._drop(table_id)
+        # A renewal that fails, or a renewer that died: the leases may run out; stop touching the
+        # tables a tick before (a renewal stuck on a silent database fails within 2 ticks).
+        stuck = (last is not None and last.failed) or not self.renewer.alive
+        if stuck and self.journal.tokens and (good is None or now >= good.until - self.tick):
+            log.error("cluster: the leases could not be renewed in time; this process lets its tables go")
+            for table_id in list(self.journal.tokens):
                 self._drop(table_id)
+        if self.journal.trouble is None:
+            self._trouble_since = None
+        elif self._trouble_since is None:
+            self._trouble_since = now
+        elif good is not None and good.started > self._trouble_since:
+            # The renewal was a write (a process with no table probes with one: without a write of its
+            # own nothing would find that the database writes again, and /healthz answered 503 for good).
+            self.journal.writes_again()
+            self._trouble_since = None
 
     async def let_go(self, table_ids: list[str]) -> None:
         """The lobby stopped running ``table_ids`` (closed, or finished and retired): their leases go
         now, rather than being renewed for as long as this process lives (`Elsewhere.let_go`)."""
         for table_id in table_ids:
             self.journal.tokens.pop(table_id, None)
+        self.renewer.beat(self.journal.tokens)
         await self.leases.release(table_ids)
 
     def _stale(self, table_id: str) -> None:
@@ -268,6 +282,7 @@ class Node:
     def _drop(self, table_id: str) -> None:
         """Stop running ``table_id`` here at once, writing nothing more; its sockets close with 1012."""
         self.journal.tokens.pop(table_id, None)
+        self.renewer.beat(self.journal.tokens)  # renewed no more from now on
         actor = self.lobby.tables.pop(table_id, None)
         if actor is not None:
             metrics.LOST.inc()
@@ -284,16 +299,25 @@ class Node:
         stalled = {owner for _, owner in found}
         members = max(1, len(set(await self.bus.members()) - stalled))
         orphans = [table_id for table_id, _ in found]
-        started = time.monotonic()
-        for table_id in orphans[: math.ceil(len(orphans) / members)]:  # a share each: survivors split the work
-            if time.monotonic() - started > self.tick:
-                break  # the rest next time: this process's own leases are renewed first
-            if table_id in self.lobby.tables:
-                continue
+        share = min(math.ceil(len(orphans) / members), TAKEN_PER_TICK)  # survivors split the work
+        # A few at once, so that the database's answers overlap; each restore is a step of its own,
+        # and whatever else is due (moves, sockets) runs between two.
+        taking = asyncio.Semaphore(TAKEN_AT_ONCE)
+        done = await asyncio.gather(*(self._take(t, taking) for t in orphans[:share]), return_exceptions=True)
+        failed = [error for error in done if isinstance(error, Exception)]
+        if failed:
+            raise failed[0]
+
+    async def _take(self, table_id: str, taking: asyncio.Semaphore) -> None:
+        """Take over ``table_id`` (nobody held it) and run it here, unless another process was quicker."""
+        async with taking:
+            if table_id in self.lobby.tables or not self.lobby.accepting:
+                return
             token = await self.leases.take(table_id)
             if token is None:
-                continue  # another process took it first
+                return  # another process took it first
             self.journal.tokens[table_id] = token
+            self.renewer.beat(self.journal.tokens)
             try:
                 stored = await self.journal.load(table_id)
             except Exception:  # (a lock on its rows, the database gone): let it go, to be taken again
@@ -301,10 +325,10 @@ class Node:
                 with contextlib.suppress(Exception):
                     await self.leases.release([table_id])  # else it runs out: it is no longer renewed
                 raise
-            if stored is None or not self.lobby.revive(stored):
-                continue  # held, so that nobody loops on it; it stays stored but closed (as on a restart)
-            metrics.TAKEN_OVER.inc()
-            log.info("cluster: took over table %s (lease token %d)", table_id, token)
+        if stored is None or not self.lobby.revive(stored):
+            return  # held, so that nobody loops on it; it stays stored but closed (as on a restart)
+        metrics.TAKEN_OVER.inc()
+        log.info("cluster: took over table %s (lease token %d)", table_id, token)
 
     # ------------------------------------------------------------ calls
     async def call(self, table_id: str, op: str, args: dict[str, object], owner: str | None = None) -> object:

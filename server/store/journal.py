@@ -252,8 +252,10 @@ _FENCES = text(f"SELECT table_id, token FROM {LeaseRow.__tablename__} WHERE tabl
 
 def _check_fences(connection: Connection, fences: dict[str, int]) -> None:
     """Refuse the batch if a table's lease token is not the one its write carries. The lease rows are
-    read FOR SHARE: a takeover (which raises the token) waits until this transaction ends, so it
-    never misses a write this one commits.
+    read FOR KEY SHARE: a takeover (which locks the row FOR UPDATE before raising the token) waits
+    until this transaction ends, so it never misses a write this one commits; a renewal (an UPDATE
+    of the expiry alone, no key) does not wait for it, so a process stalled in the middle of a write
+    still has its leases renewed (server/cluster/renewer.py).
     """
     rows = connection.execute(_FENCES, {"tables": list(fences)})  # one statement, built once: every batch runs it
     _refuse_stale(fences, {table: token for table, token in rows})

@@ -32,6 +32,7 @@ from server.wire import UVICORN_OPTIONS
 from server.ws import SocketConfig
 
 TIMEOUT = 5.0  # seconds a test waits for a frame it expects before failing
+STARTS_WITHIN = 30.0  # seconds a server may take to start (it builds the engine's lookup tables first)
 
 # Generous clocks so that no deadline fires while a test plays; bots (none here) would act at once.
 QUIET_TIMERS: dict[str, Any] = {"bot_delay": 0, "claim": 60, "turn": 120, "ready": None}
@@ -247,7 +248,7 @@ class LiveServer:
         server = uvicorn.Server(config)
         task = asyncio.get_running_loop().create_task(server.serve())
         try:
-            async with asyncio.timeout(TIMEOUT):
+            async with asyncio.timeout(STARTS_WITHIN):
                 while not server.started:
                     assert not task.done(), "uvicorn stopped before it started"
                     await asyncio.sleep(0.005)  # uvicorn offers no event for "started"

@@ -30,16 +30,26 @@ def free_port() -> int:
 class ServerProcess:
     """`sparrow serve` in a child process."""
 
-    def __init__(self, url: str, port: int, tmp: Path, *, log: str = "server.log") -> None:
+    def __init__(
+        self,
+        url: str,
+        port: int,
+        tmp: Path,
+        *,
+        log: str = "server.log",
+        program: list[str] = SPARROW,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.url, self.port, self.tmp = url, port, tmp
         self.log = tmp / log
+        self.program, self.env = program, env or {}
         self.proc: subprocess.Popen[bytes] | None = None
 
     def spawn(self, *extra: str) -> subprocess.Popen[bytes]:
         """Start the process (with ``extra`` arguments), without waiting for it to serve."""
-        env = {**os.environ, "PYTHONUNBUFFERED": "1", "SPARROW_DATA": str(self.tmp)}  # its secret key goes there
-        command = [*SPARROW, "serve", "--port", str(self.port), "--db", self.url, "--club-mode", "open", *LOAD_FLAGS]
-        command += extra  # (LOAD_FLAGS: a test plays a club from one address)
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "SPARROW_DATA": str(self.tmp), **self.env}  # (its secret key)
+        command = [*self.program, "serve", "--port", str(self.port), "--db", self.url, "--club-mode", "open"]
+        command += [*LOAD_FLAGS, *extra]  # (LOAD_FLAGS: a test plays a club from one address)
         with open(self.log, "ab") as log:  # the child keeps its own copy of the descriptor
             self.proc = subprocess.Popen(command, stdout=log, stderr=log, env=env)
         return self.proc

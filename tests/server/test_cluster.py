@@ -110,6 +110,7 @@ class _Player:
     acked_at: list[float] = field(default_factory=list)
     connections: int = 0
     stop: bool = False
+    paused: bool = False  # it makes no move meanwhile, but keeps its socket
     doing: str = ""  # what it is doing now, and why it last reconnected (for a failure's message)
 
     async def play(self) -> None:
@@ -139,6 +140,9 @@ class _Player:
 
     async def _moves(self, client: LiveClient) -> None:
         while not self.stop:
+            if self.paused:
+                await asyncio.sleep(0.05)
+                continue
             move = hurried_move(client)
             if move is None:
                 mark = client.mark()
