@@ -14,7 +14,10 @@ Every `BEAT` seconds a process sends itself an echo. Redis is *out of reach* fro
 command fails or no echo has come back for `DEAF` seconds (Redis down, or a partition that forwards
 nothing and closes nothing) until an echo is heard again: the bus logs one line when that starts and
 one when it ends (never a traceback per attempt), and tells the process both (``on_down``,
-``on_up``), which closes what may have lost messages meanwhile.
+``on_up``), which closes what may have lost messages meanwhile. A process whose event loop was held
+(CPU-bound work, a long collection) finds its echo late and its commands timed out when it runs
+again, through no fault of Redis: what began before such a stall, or is judged in the middle of
+one, says nothing (the next echo, or the next command, does).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ log = logging.getLogger("sparrow.cluster")
 
 BEAT = 1.0  # seconds between a process's echoes to itself
 DEAF = 3.0  # no echo heard for this long: Redis is out of reach
+HELD = 1.0  # the event loop has not run for this long: what timed out meanwhile says nothing of Redis
 TIMEOUT = 2.0  # seconds a Redis command may take before it counts as failed
 _ECHO: list[object] = ["echo"]
 
@@ -77,6 +81,9 @@ class Bus:
         self._listening: asyncio.Task[None] | None = None
         self._beating: asyncio.Task[None] | None = None
         self._dropping: set[asyncio.Task[None]] = set()
+        self._ticked = time.monotonic()  # (monotonic) when the loop last ran the bus's clock
+        self._held_until = 0.0  # (monotonic) when the loop last ran again after being held
+        self._clock: asyncio.Task[None] | None = None
 
     def channel(self, proc: str) -> str:
         """Where process ``proc`` listens."""
@@ -92,6 +99,21 @@ class Bus:
         loop = asyncio.get_running_loop()
         self._listening = loop.create_task(self._listen(handle), name="cluster-bus")
         self._beating = loop.create_task(self._beat(), name="cluster-bus-echo")
+        self._clock = loop.create_task(self._tick(), name="cluster-bus-clock")
+
+    async def _tick(self) -> None:
+        """Note when the event loop runs, to tell a held loop from a silent Redis (`held`)."""
+        while True:
+            await asyncio.sleep(HELD / 4)
+            self.held()
+
+    def held(self, started: float | None = None) -> bool:
+        """Whether the loop has been held (not run for `HELD` s) since ``started`` or is held now."""
+        now = time.monotonic()
+        if now - self._ticked > HELD:
+            self._held_until = now
+        self._ticked = now
+        return now - self._held_until < HELD / 4 or (started is not None and self._held_until >= started)
 
     async def _listen(self, handle: Handler) -> None:
         while True:
@@ -108,7 +130,9 @@ class Bus:
                 continue
             if message is None:  # nothing came for a whole beat (a busy loop is not a deaf one)
                 waited = 0.0 if self._waiting is None else time.monotonic() - self._waiting
-                if waited > DEAF:
+                if waited > DEAF and self.held(self._waiting):
+                    self._waiting = time.monotonic()  # the loop was held, not Redis: the echo gets another chance
+                elif waited > DEAF:
                     self.trouble(f"no echo has come back from Redis for {waited:.0f} s")
                     await self._subscribe_again()  # on a new connection: the old one may be dead silently
                 continue
@@ -158,6 +182,8 @@ class Bus:
         ``started``): logged once, until it is back. What began before Redis was last found back
         says nothing new (a connection made during the outage timing out just after it)."""
         if self.down_since is not None or (started is not None and started < self._up_at):
+            return
+        if self.held(started):
             return
         self.down_since = time.monotonic()
         self._drop_idle()
@@ -222,7 +248,7 @@ class Bus:
         if self._flushing is not None:
             with contextlib.suppress(Exception):
                 await self._flushing
-        for task in (self._listening, self._beating):
+        for task in (self._listening, self._beating, self._clock):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(BaseException):

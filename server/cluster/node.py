@@ -302,19 +302,23 @@ class Node:
         share = min(math.ceil(len(orphans) / members), TAKEN_PER_TICK)  # survivors split the work
         # A few at once, so that the database's answers overlap; each restore is a step of its own,
         # and whatever else is due (moves, sockets) runs between two.
-        taking = asyncio.Semaphore(TAKEN_AT_ONCE)
-        done = await asyncio.gather(*(self._take(t, taking) for t in orphans[:share]), return_exceptions=True)
+        # Down the list until this process has its share: the others, looking at once, take some of it.
+        taking, left = asyncio.Semaphore(TAKEN_AT_ONCE), [share]
+        done = await asyncio.gather(*(self._take(t, taking, left) for t in orphans), return_exceptions=True)
         failed = [error for error in done if isinstance(error, Exception)]
         if failed:
             raise failed[0]
 
-    async def _take(self, table_id: str, taking: asyncio.Semaphore) -> None:
-        """Take over ``table_id`` (nobody held it) and run it here, unless another process was quicker."""
+    async def _take(self, table_id: str, taking: asyncio.Semaphore, left: list[int]) -> None:
+        """Take over ``table_id`` (nobody held it) and run it here, unless another process was quicker
+        or ``left[0]`` more tables are not wanted."""
         async with taking:
-            if table_id in self.lobby.tables or not self.lobby.accepting:
+            if left[0] <= 0 or table_id in self.lobby.tables or not self.lobby.accepting:
                 return
+            left[0] -= 1
             token = await self.leases.take(table_id)
             if token is None:
+                left[0] += 1
                 return  # another process took it first
             self.journal.tokens[table_id] = token
             self.renewer.beat(self.journal.tokens)
