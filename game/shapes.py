@@ -28,7 +28,11 @@ def _suit_counts(counts: Sequence[int]) -> list[list[int]]:
 def special_shape(counts: Sequence[int], melds: Sequence[Meld], rules: Rules) -> tuple[str, int] | None:
     """The BMJA book's special hand these 14 concealed tiles make, as ``(name, value)`` (R17.4), or
     None: the hands it lets win whatever their chows, or outside the four-sets-and-a-pair shape."""
-    if rules.special_hands != "bmja" or melds or sum(counts[:NUM_PLAYING_KINDS]) != 14:
+    if rules.special_hands != "bmja":
+        return None
+    if melds:
+        return _declared_snake(counts, melds, rules)
+    if sum(counts[:NUM_PLAYING_KINDS]) != 14:
         return None
     half, full = rules.limit // 2, rules.limit
     honours = counts[27:NUM_PLAYING_KINDS]
@@ -58,6 +62,20 @@ def special_shape(counts: Sequence[int], melds: Sequence[Meld], rules: Rules) ->
     if len(majors) == 7 and all(counts[k] == 2 and Tile(k).is_major for k in majors):
         return "All Pair Honours", half
     return None
+
+
+def _declared_snake(counts: Sequence[int], melds: Sequence[Meld], rules: Rules) -> tuple[str, int] | None:
+    """The Wriggling Snake with declared chows in its run (R17.4 asks only its pair of 1s concealed)."""
+    if any(m.kind is not MeldKind.CHOW for m in melds) or sum(counts[:NUM_PLAYING_KINDS]) + 3 * len(melds) != 14:
+        return None
+    full = list(counts[:NUM_PLAYING_KINDS])
+    for m in melds:
+        for t in m.tiles:
+            full[t] += 1
+    shape = special_shape(full, (), rules)
+    if shape is None or shape[0] != "Wriggling Snake" or counts[int(melds[0].tiles[0]) // 9 * 9] != 2:
+        return None
+    return shape
 
 
 def complete(counts: Sequence[int], melds: Sequence[Meld], rules: Rules) -> bool:

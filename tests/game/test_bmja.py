@@ -112,6 +112,22 @@ def test_r17_4_special_shapes_win_at_the_table_and_score_their_limit(tiles: str,
     assert (score.limit_hand, score.value) == (name, value)
 
 
+def test_r17_4_the_wriggling_snakes_run_may_hold_declared_chows_but_its_pair_of_1s_is_concealed() -> None:
+    snake = win("11 23 789d ESWN", (meld("chow", "456d"),), tile="N")
+    assert (snake.limit_hand, snake.value) == ("Wriggling Snake", 1000)
+    # won on a discard, with the declared chow at the end of the run
+    assert win("11 23 456d ESWN", (meld("chow", "789d"),), tile="W", by="discard").limit_hand == "Wriggling Snake"
+    # a declared chow that takes one of the 1s leaves no concealed pair of 1s: no snake, no winning hand
+    with pytest.raises(ScoringError, match="not a winning hand"):
+        win("1 456789d ESWN", (meld("chow", "123d"),), tile="N")
+    # a loser ready for it is calling on the 1 of dots (R17.5)
+    ready = counts_of(parse_tiles("1 23 789d ESWN"))
+    held = list(ready)
+    for t in parse_tiles("456d"):
+        held[t] += 1
+    assert [str(t) for t in completing_tiles(ready, (meld("chow", "456d"),), held, BMJA)] == ["1d"]
+
+
 def test_r17_4_buried_treasure_is_concealed_pungs_of_one_suit_with_honours() -> None:
     assert win("222c 555c EEE 999c NN", tile="N", by="discard").limit_hand == "Buried Treasure"
     assert win("222c 555b EEE 999c NN", tile="N", by="discard").limit_hand is None  # two suits
