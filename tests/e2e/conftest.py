@@ -46,10 +46,13 @@ def browser() -> Iterator[Any]:
 
 
 def on_console(message: Any, problems: list[str]) -> None:
-    """A console error is a problem, except the browser's own note of an HTTP error status (a page
-    that asks for a missing player, say, and says so itself)."""
-    if message.type == "error" and not message.text.startswith("Failed to load resource"):
-        problems.append(f"console error: {message.text}")
+    """A console error is a problem, except the browser's own notes of an HTTP error status (a page
+    that asks for a missing player, say, and says so itself) and of a socket refused by a server that
+    has stopped (a test's server stops before its pages close; the page waits and tries again)."""
+    text = message.text
+    refused = text.startswith("WebSocket connection to") and text.endswith("net::ERR_CONNECTION_REFUSED")
+    if message.type == "error" and not text.startswith("Failed to load resource") and not refused:
+        problems.append(f"console error: {text}")
 
 
 @pytest.fixture
