@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from browserkit import LiveServer
+from pagekit import small_targets
 from playwright.sync_api import Page, expect
 from test_history import build_club
 
@@ -72,6 +73,7 @@ def test_a_finished_games_review_per_hand_then_one_hands_decisions(
     expect(options.first).to_contain_text(decisions[first]["options"][0]["reason"])
     expect(item.locator(".review-options li.chosen")).to_have_count(1)
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert small_targets(page) == []
     page.locator("#review").screenshot(path=artifacts / f"review-hand-{width}.png")
 
     # a decision's link shows the table at that moment, as that seat saw it
@@ -98,6 +100,7 @@ def test_a_players_page_shows_their_agreement_with_strong_game_by_game(
     expect(rows.first.locator("td").nth(2)).to_have_text(share)
     expect(page.locator("#player-review-status")).to_be_hidden()
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert small_targets(page) == []
 
 
 def test_a_running_games_review_is_refused_to_a_visitor_without_a_seat(
