@@ -15,7 +15,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parents[1]), str(HERE.parents[1] / "tests" / "e2e")]
 
 from browserkit import CHROMIUM, CHROMIUM_ARGS, LiveServer  # noqa: E402
-from pagekit import discard_one, play_until_result  # noqa: E402
+from pagekit import discard_one, play_until_result, set_option  # noqa: E402
 from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
 from server.club.club import ClubConfig  # noqa: E402
@@ -25,7 +25,7 @@ PASSWORD = "correct horse battery"
 
 def play_a_while(page: Page, discards: int) -> None:
     """Discard ``discards`` times (auto-pass answers claims), then stop on the next turn of ours."""
-    page.check("#autopass")
+    set_option(page, "#autopass")
     done = 0
     while done < discards:
         if page.locator("#result").is_visible():
@@ -69,9 +69,9 @@ def main() -> None:
                 page.evaluate("window.scrollTo(0, 0)")
                 page.wait_for_timeout(400)
                 page.screenshot(path=HERE / f"table{tag}.png")
-                page.check("#simple-tiles")
+                set_option(page, "#simple-tiles")
                 page.screenshot(path=HERE / f"table-simple{tag}.png")
-                page.uncheck("#simple-tiles")
+                set_option(page, "#simple-tiles", on=False)
                 if not tag:
                     play_until_result(page, timeout=90)
                     page.locator("#result").scroll_into_view_if_needed()

@@ -538,10 +538,7 @@ class TableActor(Seating, Presence):
             if self.game is None:
                 raise TableError("table/not_started", "the game has not started yet")
             if msg.window != self.window:
-                raise TableError(
-                    "window/stale",
-                    f"that was for decision {msg.window!r}, which has closed; the current one is {self.window}",
-                )
+                raise TableError("window/stale", "too late: that decision had already closed")
             if self._pause_timer is not None and self._pausing(self.game):
                 self._hold(conn, msg.request, msg.action)  # R6.9: nothing is decided before the pause ends
                 window = self.game.deal.window

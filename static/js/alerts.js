@@ -102,4 +102,5 @@ export function announce(layer, position, text, kind = "") {
   bubble.setAttribute("role", "status");
   layer.append(bubble);
   setTimeout(() => bubble.remove(), 1800);
+  return bubble;
 }

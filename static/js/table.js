@@ -6,7 +6,7 @@
 import { alertControls, alertFor, announce, clearAlert, setBaseTitle } from "./alerts.js";
 import { TableSocket } from "./protocol.js";
 import { WIND_HAN, WIND_NAMES, parseTiles, setTileStyle, sortTiles, tileElement, tileKey, tileName, tileRow } from "./tiles.js";
-import { backsRow, badge, discardList, el, payments, revealList, seatPanel, signed } from "./render.js";
+import { backsRow, badge, discardList, el, payments, revealed, seatPanel, signed } from "./render.js";
 import {
   forgetSeat,
   loadAutopass,
@@ -52,7 +52,11 @@ const ui = {
   actions: $("actions"),
   hand: $("hand"),
   autopass: $("autopass"),
-  options: document.querySelector("#controls .options"),
+  seatOptions: [document.getElementById("tap-twice").closest("label"), document.getElementById("autopass").closest("label")],
+  settings: $("settings"),
+  chat: $("chat"),
+  chatToggle: $("chat-toggle"),
+  chatUnread: $("chat-unread"),
   sortHand: $("sort-hand"),
   hint: $("hint"),
   result: $("result"),
@@ -155,7 +159,8 @@ const socket = new TableSocket({
     if (frame.t === "refused") {
       busy = false;
       if (asked && asked.tag === "chat") ui.chatInput.value = ui.chatInput.value || asked.text;
-      showNotice(frame.d.message);
+      const message = refusalText(frame.d, asked);
+      if (message) showNotice(message);
       render();
     }
   },
@@ -175,6 +180,40 @@ const socket = new TableSocket({
     }
   },
 });
+
+/** What to tell a player whose intent was refused: a late answer to a claim that has closed is
+ * "too late", and a late pass is no news at all (the window it passed on is gone either way). */
+function refusalText(refusal, asked) {
+  const action = asked && asked.action;
+  if (refusal.reason === "window/stale") {
+    if (!action || action.type === "pass") return "";
+    if (action.type === "discard" || action.type === "ready") return "Too late: that moment had already passed.";
+    return "Too late: that claim had already closed.";
+  }
+  return peopleText(refusal.reason, refusal.message);
+}
+
+/** A server's refusal in words for people: never an internal id, seat index or status number. */
+const REFUSALS = {
+  "action/not_offered": "That answer is no longer open to you.",
+  "action/already_ready": "You are already ready for the next hand.",
+  "seat/taken": "That seat has just been taken.",
+  "seat/empty": "That seat is already free.",
+  "table/not_found": "This table no longer exists.",
+  http: "The server could not answer just now: try again.",
+};
+
+function peopleText(reason, message) {
+  if (REFUSALS[reason]) return REFUSALS[reason];
+  if (/\d/.test(message || "")) return "That did not work: try again in a moment.";
+  const text = String(message || "That did not work.");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** An API call's refusal (an Error from postJson) in words for people. */
+function errorText(err) {
+  return peopleText(err.reason, err.message);
+}
 
 function showStatus(kind, detail) {
   const texts = {
@@ -217,7 +256,7 @@ async function playAgain(button) {
     await postJson(`${API}/rematch`, { token: seat ? seat.token : null });
   } catch (err) {
     button.disabled = false;
-    showNotice(err.message);
+    showNotice(errorText(err));
   }
 }
 
@@ -233,17 +272,28 @@ function announceCalls(game) {
     counts.forEach((n, s) => {
       if (n > seen.melds[s]) {
         const meld = game.seats[s].melds[n - 1];
-        announce(callLayer(), positionOf(s), CALLS[meld.kind] || "!", "call");
+        placeBubble(announce(callLayer(), positionOf(s), CALLS[meld.kind] || "!", "call"), s);
       }
     });
     const result = game.result;
     if (resultKey && resultKey !== seen.result && result.winner !== null) {
       const self = result.termination === "self_drawn";
       const text = self ? "Mah-Jong! Self-drawn" : `Mah-Jong! On ${seatName(result.discarder)}'s tile`;
-      announce(callLayer(), positionOf(result.winner), text, self ? "win self-drawn" : "win");
+      placeBubble(announce(callLayer(), positionOf(result.winner), text, self ? "win self-drawn" : "win"), result.winner);
     }
   }
   seen = { deal: game.deal, melds: counts, result: resultKey };
+}
+
+/** A call's bubble sits on the caller's own panel (never over the pond or your buttons); it takes no clicks. */
+function placeBubble(bubble, s) {
+  const panel = ui.board.querySelector(`.seat[data-seat="${s}"]`);
+  if (!panel) return;
+  const box = panel.getBoundingClientRect();
+  const board = ui.board.getBoundingClientRect();
+  bubble.style.left = `${box.left - board.left + box.width / 2}px`;
+  bubble.style.top = `${box.top - board.top + box.height / 2}px`;
+  bubble.style.maxWidth = `${Math.max(box.width, 80)}px`;
 }
 
 function callLayer() {
@@ -264,6 +314,7 @@ function render() {
   ui.name.textContent = table.name;
   setBaseTitle(`${table.name} · Sparrow Mahjong`);
   const game = state.game;
+  document.body.classList.toggle("playing", !!game);
   if (!game) {
     ui.waiting.hidden = false;
     ui.board.hidden = true;
@@ -350,10 +401,10 @@ const guestList = document.getElementById("guest-links");
 async function showGuestLinks() {
   const answer = await fetch(`${API}/guest`).then((r) => (r.ok ? r.json() : { links: [] }));
   guestList.replaceChildren(
-    ...answer.links.map((link) => {
+    ...answer.links.map((link, n) => {
       const item = el("li", "guest-link");
       const until = new Date(link.expires).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-      item.append(el("span", "muted", `Guest link ${link.id}: ${link.used} of ${link.guests} seated, until ${until} `));
+      item.append(el("span", "muted", `Guest link ${n + 1}: ${link.used} of ${link.guests} seated, until ${until} `));
       const revoke = el("button", "ghost", "Revoke");
       revoke.type = "button";
       revoke.addEventListener("click", async () => {
@@ -362,7 +413,7 @@ async function showGuestLinks() {
           showNotice("Guest link revoked: it lets nobody in any more.", 4000);
           ui.invite.value = window.location.href.split("?")[0];
         } catch (err) {
-          showNotice(err.message);
+          showNotice(errorText(err));
         }
         showGuestLinks();
       });
@@ -383,7 +434,7 @@ if (guestButton) {
       const who = answer.guests === 1 ? "one guest" : `${answer.guests} guests`;
       showNotice(`Guest link made: it seats ${who} at this table, for a day.`, 4000);
     } catch (err) {
-      showNotice(err.message);
+      showNotice(errorText(err));
     }
     showGuestLinks();
   });
@@ -401,7 +452,7 @@ ui.joinForm.addEventListener("submit", async (event) => {
     seat = loadSeat(TABLE) || { token: answer.token, seat: answer.seat };
     socket.reconnectAs(answer.token);
   } catch (err) {
-    showNotice(err.message);
+    showNotice(errorText(err));
   }
 });
 
@@ -410,7 +461,7 @@ async function ownerPost(what, extra = {}) {
   try {
     await postJson(`${API}/${what}`, { token: seat.token, ...extra });
   } catch (err) {
-    showNotice(err.message);
+    showNotice(errorText(err));
   }
 }
 
@@ -419,7 +470,7 @@ async function removeSeat(index) {
   try {
     await postJson(`${API}/remove`, { token: seat.token, seat: index });
   } catch (err) {
-    showNotice(err.message);
+    showNotice(errorText(err));
   }
 }
 
@@ -430,7 +481,7 @@ ui.leave.addEventListener("click", async () => {
   try {
     await postJson(`${API}/leave`, { token: seat.token });
   } catch (err) {
-    showNotice(err.message);
+    showNotice(errorText(err));
     return;
   }
   forgetSeat(TABLE);
@@ -448,6 +499,7 @@ function renderBoard(game) {
   ui.me.replaceWith(tableSeat(game, base, "me"));
   ui.me = $("me");
   renderControls(game);
+  checkCrowded(game);
 }
 
 /** Whose clock is running: the seat to play, or null in a claim window or between hands. */
@@ -469,14 +521,22 @@ function seatCountdown(kind) {
  * wind and the walls. */
 function pond(game, base) {
   const names = seatNames();
-  const box = el("div", "pond");
+  const outer = el("div", "pond");
+  const box = el("div", "pond-grid");
+  outer.append(box);
   const center = el("div", "pond-center");
   const wind = el("span", "round-wind", WIND_HAN[game.round_wind]);
   wind.title = `${WIND_NAMES[game.round_wind]} round`;
-  center.append(wind, el("span", "walls", `wall ${game.wall.live} · dead ${game.wall.dead}`));
-  if (game.turn && game.turn.phase !== "turn" && state.clock.kind === "claim" && !legal().length) {
-    center.append(seatCountdown("claim")); // a claim window that is not yours: its clock sits here
+  const hand = game.phase === "over" ? "Game over" : `Hand ${game.deal + 1}`;
+  center.append(wind, el("span", "deal", hand), el("span", "walls", `Wall ${game.wall.live}`));
+  center.lastChild.title = `${game.wall.live} tiles left to draw, ${game.wall.dead} in the dead wall`;
+  // a claim window that is not yours: its clock sits here (its place is kept, so nothing moves)
+  const claimClock = seatCountdown("claim");
+  if (!(game.turn && game.turn.phase !== "turn" && state.clock.kind === "claim" && !legal().length)) {
+    claimClock.classList.add("idle");
+    delete claimClock.dataset.countdown;
   }
+  center.append(claimClock);
   box.append(center);
   for (let k = 0; k < 4; k++) {
     const s = (base + k) % 4;
@@ -486,7 +546,25 @@ function pond(game, base) {
     zone.append(discardList(game.discards, s, names));
     box.append(zone);
   }
-  return box;
+  if (crowdedDeal === game.deal) box.classList.add("crowded");
+  return outer;
+}
+
+/** A seat with more discards than its place in the pond holds makes the pond crowded (smaller
+ * tiles) for the rest of the hand, so that every discard stays on the screen. */
+let crowdedDeal = null;
+
+function checkCrowded(game) {
+  const grid = ui.board.querySelector(".pond-grid");
+  if (!grid || grid.classList.contains("crowded")) return;
+  for (const zone of grid.querySelectorAll(".pond-zone")) {
+    const list = zone.querySelector(".discards");
+    if (list && list.scrollHeight > zone.clientHeight + 1) {
+      crowdedDeal = game.deal;
+      grid.classList.add("crowded");
+      return;
+    }
+  }
 }
 
 function tableSeat(game, s, id) {
@@ -497,7 +575,11 @@ function tableSeat(game, s, id) {
   const badges = [];
   if (s === mySeat()) badges.push(badge("you", "you"));
   if (game.dealer === s) badges.push(badge("dealer", "dealer"));
-  if (info.bot) badges.push(badge(botLabel(info)));
+  if (info.bot) {
+    const bot = badge("bot", "bot"); // its level is left out where room is short (a phone)
+    if (info.level) bot.append(el("span", "level", ` · ${info.level}`));
+    badges.push(bot);
+  }
   else if (info.substitute) badges.push(badge("away · bot plays", "away"));
   else if (info.away) badges.push(badge("away", "away"));
   if (active) badges.push(badge("▶ to play", "turn"));
@@ -514,7 +596,15 @@ function tableSeat(game, s, id) {
     else if (s !== mySeat()) concealed.append(tileRow(parseTiles(view.concealed), { classes: "small" }));
     if (!concealed.childElementCount) concealed = null;
   }
-  const clock = s !== mySeat() && clockSeat(game) === s ? seatCountdown("turn") : null;
+  // every other seat keeps a place for its clock, so that the seat does not grow when it runs
+  let clock = null;
+  if (s !== mySeat()) {
+    clock = seatCountdown("turn");
+    if (clockSeat(game) !== s) {
+      clock.classList.add("idle");
+      delete clock.dataset.countdown;
+    }
+  }
   return seatPanel(game, s, seatNames(), {
     classes: `pos-${positionOf(s)}`,
     id,
@@ -538,7 +628,7 @@ function renderControls(game) {
   ui.hand.replaceChildren();
   ui.autopass.checked = autopass;
   ui.autopass.disabled = me === null;
-  ui.options.hidden = me === null; // a spectator has no claims to pass and no tiles to tap
+  for (const option of ui.seatOptions) option.hidden = me === null; // a spectator has no claims to pass and no tiles to tap
 
   if (me === null) {
     ui.prompt.textContent = "You are watching: only what every player can see is shown.";
@@ -550,8 +640,9 @@ function renderControls(game) {
   const mine = turn.phase === "turn" && turn.seat === me;
   if (turn.phase === "turn" && me !== null) {
     if (mine) {
-      ui.prompt.append(el("strong", null, "Your turn: "), "choose a tile to discard");
-      if (legalOf("win").length || legalOf("kong").length) ui.prompt.append(" — or declare");
+      const more = el("span", "more", "choose a tile to discard");
+      if (legalOf("win").length || legalOf("kong").length) more.append(" — or declare");
+      ui.prompt.append(el("strong", null, "Your turn: "), more);
     } else {
       ui.prompt.textContent = `${seatName(turn.seat)} to play`;
     }
@@ -560,13 +651,11 @@ function renderControls(game) {
     const line = el("span", "claim-line");
     line.append(`${seatName(turn.from)} ${what} `, tileElement(turn.tile, { classes: "claim-tile" }));
     ui.prompt.append(line);
-    if (me !== null && actions.length) {
-      // R6.9: with the fair pause everyone is asked; a seat that can only pass is told so, not asked.
-      let ask = turn.phase === "rob" ? " — rob the kong?" : " — claim it?";
-      if (passOnly()) ask = " — nothing for you; play goes on in a moment.";
-      ui.prompt.append(el("span", "claim-ask", ask));
+    if (me !== null && actions.length && !passOnly()) {
+      // R6.9: with the fair pause everyone is asked; a seat that can only pass is not asked at all
+      ui.prompt.append(el("span", "claim-ask", turn.phase === "rob" ? " — rob the kong?" : " — claim it?"));
     }
-    if (myAnswer()) ui.prompt.append(el("span", "answered", ` You chose ${describe(myAnswer())}; waiting for the others.`));
+    if (myAnswer() && !passOnly()) ui.prompt.append(el("span", "answered", ` You chose ${describe(myAnswer())}; waiting for the others.`));
   }
 
   // the buttons, in the order of R6.2's priority
@@ -574,7 +663,7 @@ function renderControls(game) {
   addButtons("kong", "Kong");
   addButtons("pung", "Pung");
   addButtons("chow", "Chow");
-  addButtons("pass", "Pass");
+  if (!passOnly()) addButtons("pass", "Pass"); // nothing to decide: no button either
   // R5.4: a first discard that leaves the hand ready may declare Original Call
   for (const action of legalOf("original_call")) {
     const button = actionButton("original-call", "Original Call", null, () => act(action));
@@ -850,26 +939,56 @@ function renderResult(game) {
   }
   const key = `${game.deal}:${game.phase}`;
   const readyFocused = document.activeElement && document.activeElement.classList.contains("ready");
+  const open = [...ui.result.querySelectorAll("details")].map((d) => d.open); // kept while it shows
   ui.result.hidden = false;
   ui.result.replaceChildren();
   const names = seatNames();
+  // A sheet over the table: what happened, and its button, always on the screen; the details (every
+  // hand laid open, who paid whom) fold out, and scroll inside the sheet if they must.
+  const body = el("div", "sheet-body");
 
   const title = el("h2", null);
   title.id = "result-title";
   if (game.phase === "over") title.textContent = "Game over";
   else if (result.winner === null) title.textContent = `Hand ${game.deal + 1}: a wash-out`;
   else title.textContent = `Hand ${game.deal + 1}: ${names[result.winner]} wins`;
-  ui.result.append(title);
+  body.append(title);
   let line = summary(result, names);
   if (game.phase === "over") {
     const who = result.winner === null ? "a wash-out" : `${names[result.winner]} won`;
     line = `The last hand, hand ${game.deal + 1}: ${who}. ${line}`;
   }
-  ui.result.append(el("p", "summary", line));
+  body.append(el("p", "summary", line));
 
-  if (game.phase === "over") ui.result.append(standings(game, names));
+  if (game.phase === "over") body.append(standings(game, names));
 
-  ui.result.append(revealList(game, result, names), payments(game, result, names));
+  const order = [0, 1, 2, 3].filter((s) => s !== result.winner);
+  const cards = (seats) => {
+    const list = el("div", "reveal-list");
+    for (const s of seats) list.append(revealed(game, s, result, names));
+    return list;
+  };
+  const fold = (text, ...content) => {
+    const details = el("details", "more");
+    details.append(el("summary", null, text), ...content);
+    return details;
+  };
+  const folds = [];
+  if (result.winner !== null) {
+    const winner = cards([result.winner]);
+    if (game.phase === "over") folds.push(fold(`${names[result.winner]}'s winning hand`, winner));
+    else body.append(winner);
+  }
+  const settlement = payments(game, result, names);
+  const changes = settlement.querySelector(".changes");
+  if (changes && game.phase !== "over") body.append(changes); // each seat's change at a glance
+  folds.push(fold(result.winner === null ? "Every hand" : "The other hands", cards(order)));
+  folds.push(fold("Payments", settlement));
+  folds.forEach((details, i) => {
+    details.open = !!open[i];
+  });
+  body.append(...folds);
+  ui.result.append(body);
 
   const foot = el("div", "result-foot");
   const ready = legalOf("ready");
@@ -906,10 +1025,10 @@ function renderResult(game) {
 
   if (key !== resultKey) {
     resultKey = key;
+    for (const details of ui.result.querySelectorAll("details")) details.open = false; // a new result starts folded
     const button = ui.result.querySelector("button.ready");
     if (button) button.focus({ preventScroll: true });
     else ui.result.focus({ preventScroll: true });
-    ui.result.scrollIntoView({ block: "start", behavior: "instant" });
   } else if (readyFocused) {
     const button = ui.result.querySelector("button.ready");
     if (button) button.focus({ preventScroll: true });
@@ -973,10 +1092,6 @@ function autoPass(game) {
   act({ type: "pass" });
 }
 
-// On a phone your controls and hand are fixed at the bottom of the screen: the page keeps room for them.
-new ResizeObserver(() => {
-  document.documentElement.style.setProperty("--controls-h", `${ui.controls.offsetHeight}px`);
-}).observe(ui.controls);
 
 const tapBox = $("tap-twice");
 tapBox.checked = tapTwice;
@@ -1022,10 +1137,42 @@ function tick() {
 setInterval(tick, 250);
 
 // --------------------------------------------------------------------- chat
+// Beside the table on a wide screen; on a phone it opens over the table from the header's *Chat*,
+// which counts the messages that came while it was closed.
+let chatRead = 0; // how many of the chat's lines you have had in view
+
+function chatShown() {
+  return ui.chat.checkVisibility ? ui.chat.checkVisibility() : ui.chat.offsetParent !== null;
+}
+
+function countUnread() {
+  const chat = (state && state.chat) || [];
+  if (chatShown()) chatRead = chat.length;
+  const unread = chat.slice(chatRead).filter((line) => line.seat === null || line.seat !== mySeat()).length;
+  ui.chatUnread.hidden = unread === 0;
+  ui.chatUnread.textContent = unread ? String(unread) : "";
+  ui.chatToggle.setAttribute("aria-label", unread ? `Chat, ${unread} unread` : "Chat");
+}
+
+function openChat(open) {
+  ui.chat.classList.toggle("open", open);
+  ui.chatToggle.setAttribute("aria-expanded", String(open));
+  if (open) ui.settings.open = false;
+  countUnread();
+}
+
+ui.chatToggle.addEventListener("click", () => {
+  const open = !ui.chat.classList.contains("open");
+  openChat(open);
+  if (open) ui.chatInput.focus({ preventScroll: true });
+});
+window.addEventListener("resize", countUnread);
+
 function renderChat() {
   const chat = state.chat || [];
   const last = chat[chat.length - 1];
   const key = `${chat.length}:${last ? `${last.at}:${last.seat}:${last.text}` : ""}`;
+  if (!chatKey && !chatRead) chatRead = chat.length; // what was said before you came is not news
   const spectator = mySeat() === null;
   ui.chatInput.disabled = spectator;
   ui.chatInput.placeholder = spectator ? "Only players can write here" : "Say something (T)";
@@ -1043,6 +1190,7 @@ function renderChat() {
     log.append(li);
   }
   if (atBottom) log.scrollTop = log.scrollHeight;
+  countUnread();
 }
 
 ui.chatForm.addEventListener("submit", (event) => {
@@ -1087,12 +1235,18 @@ document.addEventListener("keydown", (event) => {
       ui.help.showModal();
       break;
     case "escape":
+      if (ui.settings.open) {
+        ui.settings.open = false;
+        ui.settings.querySelector("summary").focus();
+        break;
+      }
       if (!choosing) return;
       choosing = null;
       render();
       break;
     case "t":
-      ui.chatInput.focus();
+      if (!chatShown()) openChat(true);
+      ui.chatInput.focus({ preventScroll: true });
       break;
     case "h":
       focusHand(0);
@@ -1135,7 +1289,27 @@ document.addEventListener("keydown", (event) => {
   event.preventDefault();
 });
 
-ui.helpButton.addEventListener("click", () => ui.help.showModal());
+ui.helpButton.addEventListener("click", () => {
+  ui.settings.open = false;
+  ui.help.showModal();
+});
+
+// the settings menu closes when you tap or click elsewhere
+document.addEventListener("click", (event) => {
+  if (ui.settings.open && !ui.settings.contains(event.target)) ui.settings.open = false;
+  if (ui.chat.classList.contains("open") && !ui.chat.contains(event.target) && !ui.chatToggle.contains(event.target)) {
+    openChat(false);
+  }
+});
+ui.settings.addEventListener("toggle", () => {
+  if (ui.settings.open && ui.chat.classList.contains("open")) openChat(false);
+});
+ui.chatInput.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && ui.chat.classList.contains("open")) {
+    openChat(false);
+    ui.chatToggle.focus();
+  }
+});
 
 // --------------------------------------------------------------------- start
 socket.connect();

@@ -152,3 +152,13 @@ def in_view_and_uncovered(page: Page, selector: str) -> bool:
         selector,
     )
     return found
+
+
+def set_option(page: Page, box: str, on: bool = True) -> None:
+    """Tick (or untick) the checkbox ``box`` (a CSS selector) in the table's settings menu, which
+    opens from the header and closes again."""
+    menu = page.locator("#settings")
+    menu.locator("summary").click()
+    page.set_checked(box, on)
+    menu.locator("summary").click()
+    expect(menu.locator(".settings-menu")).to_be_hidden()

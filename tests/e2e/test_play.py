@@ -12,6 +12,7 @@ from pagekit import (
     concealed_on_server,
     create_table,
     fill_with_bots_and_start,
+    set_option,
     play_until_result,
     same_tiles,
     server_view,
@@ -32,7 +33,7 @@ def test_hand_against_bots_played_by_clicking_ends_with_score_and_payments(
     page.screenshot(path=artifacts / f"lobby-{width}.png", full_page=True)
     table_id = create_table(page, live.url, "Ann")
     fill_with_bots_and_start(page)
-    page.check("#autopass")  # claims pass themselves; a win is still offered
+    set_option(page, "#autopass")  # claims pass themselves; a win is still offered
     expect(page.locator("#hand button.tile").first).to_be_visible()
     page.screenshot(path=artifacts / f"table-{width}.png", full_page=True)
 

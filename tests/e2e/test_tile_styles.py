@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from browserkit import LiveServer
-from pagekit import create_table, fill_with_bots_and_start
+from pagekit import create_table, fill_with_bots_and_start, set_option
 from playwright.sync_api import expect
 
 from game.notation import parse_tiles
@@ -41,7 +41,7 @@ def test_tiles_are_pictures_or_simple_as_the_player_chooses(live: LiveServer, ne
     assert box is not None and box["width"] >= 28  # legible on a phone
     page.screenshot(path=artifacts / "tiles-pictures-360.png")
 
-    page.check("#simple-tiles")
+    set_option(page, "#simple-tiles")
     expect(first.locator(".face")).to_be_visible()
     expect(first.locator("svg.pic")).to_be_hidden()
     page.reload()
@@ -50,7 +50,7 @@ def test_tiles_are_pictures_or_simple_as_the_player_chooses(live: LiveServer, ne
     page.screenshot(path=artifacts / "tiles-simple-360.png")
 
 
-def test_on_a_phone_the_hand_stays_on_screen_and_nothing_scrolls_sideways(live: LiveServer, new_page: Any) -> None:
+def test_on_a_phone_the_hand_stays_on_screen_and_nothing_scrolls(live: LiveServer, new_page: Any) -> None:
     page = new_page(360, 740)
     create_table(page, live.url, "Ann")
     fill_with_bots_and_start(page)
@@ -62,7 +62,7 @@ def test_on_a_phone_the_hand_stays_on_screen_and_nothing_scrolls_sideways(live: 
         box = hand.bounding_box()
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 740, (where, box)
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
-    # the pond, above the hand, is reachable by scrolling: nothing is hidden under the hand for good
+    # the pond, above the hand: nothing is hidden under the hand
     zone = page.locator(".pond-zone[data-seat='0']")
     zone.scroll_into_view_if_needed()
     zone_box, hand_box = zone.bounding_box(), hand.bounding_box()

@@ -1,0 +1,184 @@
+"""The whole table on one screen: at a laptop's, a phone's (upright and on its side) and a tablet's
+size, a hand played against bots never makes the page scroll, every tile of your hand and of every
+seat's discards is on the screen with nothing over it, the end of the hand shows *Next hand* on the
+screen, and a discard that opens a window where you can only pass moves nothing on the page."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+import pytest
+from browserkit import LiveServer
+from pagekit import eventually, server_view
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.e2e
+
+SIZES = [(1366, 768), (1280, 720), (360, 740), (390, 844), (768, 1024), (740, 360)]
+
+# What a person would notice: the page scrolling, a tile of a named region (your hand, a seat's
+# discards) off the screen, or something else at a tile's centre (covering it).
+LAYOUT = """() => {
+  const vw = window.innerWidth, vh = window.innerHeight, doc = document.documentElement;
+  const problems = [];
+  if (doc.scrollWidth > vw || doc.scrollHeight > vh) problems.push(`the page scrolls: ${doc.scrollWidth}×${doc.scrollHeight}`);
+  const regions = [...document.querySelectorAll('[aria-label="Your hand"], ol[aria-label$="\\'s discards"]')];
+  let tiles = 0;
+  for (const region of regions) {
+    for (const tile of region.querySelectorAll("[data-tile]")) {
+      tiles += 1;
+      const r = tile.getBoundingClientRect();
+      const where = `${region.getAttribute("aria-label")}: ${tile.getAttribute("aria-label")}`;
+      if (r.left < 0 || r.top < 0 || r.right > vw + 0.5 || r.bottom > vh + 0.5) {
+        problems.push(`${where} is off the screen at ${Math.round(r.left)},${Math.round(r.top)}`);
+        continue;
+      }
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      if (!hit || !(hit === tile || tile.contains(hit))) {
+        problems.push(`${where} is covered by ${hit ? hit.outerHTML.slice(0, 80) : "nothing"}`);
+      }
+    }
+  }
+  return { problems, regions: regions.length, tiles };
+}"""
+
+ON_SCREEN = """(el) => {
+  const r = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth
+    && !!hit && (hit === el || el.contains(hit));
+}"""
+
+
+def seat_page(
+    live: LiveServer, page: Page, timers: dict[str, float], overrides: dict[str, object] | None = None
+) -> tuple[str, str]:
+    """Ann's table (she deals) with three bots, her seat in this browser, auto-pass on; started."""
+    body = {"name": "Fits", "player": "Ann", "timers": timers, "overrides": overrides or {}}
+    seat = page.request.post(f"{live.url}/api/tables", data=body).json()
+    table_id, token = seat["table"], seat["token"]
+    assert page.request.post(f"{live.url}/api/tables/{table_id}/bots", data={"token": token}).ok
+    page.goto(live.url + "/")
+    page.evaluate(
+        "([key, value]) => { localStorage.setItem(key, value); localStorage.setItem('sparrow.autopass', '1'); }",
+        [f"sparrow.seat.{table_id}", json.dumps(seat)],
+    )
+    page.goto(f"{live.url}/t/{table_id}")
+    assert page.request.post(f"{live.url}/api/tables/{table_id}/start", data={"token": token}).ok
+    expect(page.locator("#hand button.tile").first).to_be_visible()
+    return table_id, token
+
+
+def assert_fits(page: Page, when: str) -> None:
+    found = page.evaluate(LAYOUT)
+    assert found["regions"] == 5, f"{when}: the hand and four discard lists, found {found['regions']} regions"
+    assert found["tiles"] >= 13, when
+    assert not found["problems"], f"{when}: {found['problems'][:5]}"
+
+
+@pytest.mark.parametrize("width, height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_a_hand_fits_the_screen_at_every_moment(live: LiveServer, new_page: Any, width: int, height: int) -> None:
+    page = new_page(width, height)
+    seat_page(live, page, {"bot_delay": 0, "turn": 600, "claim": 120, "ready": 600}, {"claim_pause": False})
+    # the regions keep their accessible names: an outside check finds them by these
+    expect(page.get_by_role("group", name="Your hand")).to_be_visible()
+    for name in ("Ann", "Bot 1", "Bot 2", "Bot 3"):
+        expect(page.get_by_role("list", name=f"{name}'s discards")).to_have_count(1)
+    result = page.locator("#result")
+    discard = page.locator("#hand button.tile:not([disabled])")
+    win = page.locator("#actions button[data-action=win]:not([disabled])")
+    samples = 0
+    deadline = time.monotonic() + 120
+    while not result.is_visible():
+        assert time.monotonic() < deadline, "the hand did not end within 120 s"
+        if win.count():
+            win.first.click()
+        elif discard.count():
+            assert_fits(page, f"turn {samples} at {width}×{height}")
+            samples += 1
+            page.keyboard.press("d")  # discard the drawn tile (a click's checks take long on a busy machine)
+            assert_fits(page, f"after discard {samples} at {width}×{height}")
+        else:
+            page.wait_for_timeout(20)
+    assert samples >= 5
+    # the end of the hand: a sheet over the table, its button on the screen, nothing scrolls
+    ready = result.locator("button[data-action=ready]")
+    expect(ready).to_be_visible()
+    assert page.evaluate(ON_SCREEN, ready.element_handle()), "Next hand is not on the screen"
+    scroll = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+    assert scroll[0] <= width and scroll[1] <= height, scroll
+    # the details fold out inside the sheet, and Next hand stays on the screen
+    for summary in result.locator("details.more > summary").all():
+        summary.click()
+    assert page.evaluate(ON_SCREEN, ready.element_handle()), "Next hand left the screen when the details opened"
+    ready.click()
+    expect(result).to_be_hidden()
+    expect(discard.first).to_be_visible()
+    assert page.evaluate("window.scrollY") == 0  # a new hand starts with the table in view
+    assert_fits(page, f"the next hand at {width}×{height}")
+
+
+BOXES = """() => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.width, r.height].map(Math.round); };
+  const out = {};
+  for (const sel of ["#controls", ".prompt-row", "#actions", "#hand", "#me", ".pond", "#board"]) {
+    const el = document.querySelector(sel);
+    if (el) out[sel] = box(el);
+  }
+  document.querySelectorAll("#hand [data-tile]").forEach((t, i) => { out[`hand ${i}`] = box(t); });
+  document.querySelectorAll(".board .seat").forEach((s) => { out[`seat ${s.dataset.seat}`] = box(s); });
+  document.querySelectorAll(".pond-zone").forEach((z) => {
+    out[`zone ${z.dataset.seat}`] = box(z);
+    z.querySelectorAll("[data-tile]").forEach((t, i) => { out[`discard ${z.dataset.seat}.${i}`] = box(t); });
+  });
+  return out;
+}"""
+
+WATCH_SHIFTS = """() => {
+  window.__shift = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__shift += entry.value;
+  }).observe({ type: "layout-shift" });
+}"""
+
+
+@pytest.mark.parametrize("width, height", [(360, 740), (1366, 768)], ids=["phone", "laptop"])
+def test_a_discard_you_can_only_pass_on_moves_nothing(live: LiveServer, new_page: Any, width: int, height: int) -> None:
+    page = new_page(width, height)
+    page.add_init_script("localStorage.setItem('sparrow.autopass', '0')")
+    table_id, _ = seat_page(live, page, {"bot_delay": 0, "turn": 600, "claim": 120, "pause": 4})
+    page.evaluate("localStorage.setItem('sparrow.autopass', '0')")
+    page.reload()
+    discard = page.locator("#hand button.tile:not([disabled])")
+    for attempt in range(8):  # until Bot 1's discard leaves Ann nothing but pass
+        expect(discard.first).to_be_visible(timeout=20_000)
+        discard.last.click()
+        # the pause after her own discard: nothing of hers to decide; where everything is now
+        eventually(lambda: server_view(live, table_id, 0)["turn"].get("from") == 0, "Ann's discard's window")
+        page.wait_for_timeout(300)
+        page.evaluate(WATCH_SHIFTS)
+        before = page.evaluate(BOXES)
+
+        def next_window() -> Any:
+            view = server_view(live, table_id, 0)
+            turn = view["turn"] or {}
+            return view if turn.get("phase") == "claim" and turn.get("from") == 1 else None
+
+        eventually(lambda: next_window() is not None, "Bot 1's discard", timeout=10)
+        view = next_window()
+        if not view or [a["type"] for a in view["legal_actions"]] != ["pass"]:
+            page.locator("#actions button[data-action=pass]").click()  # a claim she could make: pass, and try again
+            continue
+        page.wait_for_timeout(300)
+        after = page.evaluate(BOXES)
+        moved = {key: (before[key], after[key]) for key in before if key in after and before[key] != after[key]}
+        assert not moved, moved
+        assert page.evaluate("window.__shift") == 0
+        # nothing asked of her: no question and no button
+        expect(page.locator("#actions button")).to_have_count(0)
+        expect(page.locator("#prompt")).not_to_contain_text(re.compile("claim it|nothing for you"))
+        return
+    pytest.fail("Bot 1 never discarded a tile Ann could only pass on")
