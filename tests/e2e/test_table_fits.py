@@ -148,32 +148,41 @@ WATCH_SHIFTS = """() => {
 @pytest.mark.parametrize("width, height", [(360, 740), (1366, 768)], ids=["phone", "laptop"])
 def test_a_discard_you_can_only_pass_on_moves_nothing(live: LiveServer, new_page: Any, width: int, height: int) -> None:
     page = new_page(width, height)
-    page.add_init_script("localStorage.setItem('sparrow.autopass', '0')")
-    table_id, _ = seat_page(live, page, {"bot_delay": 0, "turn": 600, "claim": 120, "pause": 4})
+    table_id, _ = seat_page(live, page, {"bot_delay": 1, "turn": 600, "claim": 120, "pause": 3})
     page.evaluate("localStorage.setItem('sparrow.autopass', '0')")
     page.reload()
-    discard = page.locator("#hand button.tile:not([disabled])")
-    for attempt in range(8):  # until Bot 1's discard leaves Ann nothing but pass
-        expect(discard.first).to_be_visible(timeout=20_000)
-        discard.last.click()
-        # the pause after her own discard: nothing of hers to decide; where everything is now
-        eventually(lambda: server_view(live, table_id, 0)["turn"].get("from") == 0, "Ann's discard's window")
+    expect(page.locator("#hand [data-tile]").first).to_be_visible()
+
+    def turn() -> dict[str, Any]:
+        view = server_view(live, table_id, 0)
+        return {**(view["turn"] or {}), "legal": [a["type"] for a in view["legal_actions"]]}
+
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:  # until a bot's discard leaves Ann nothing but pass
+        now = turn()
+        if now.get("phase") == "turn" and now.get("seat") == 0:
+            if page.locator("#hand button.tile:not([disabled])").count():
+                page.keyboard.press("d")
+            page.wait_for_timeout(50)
+            continue
+        if now.get("phase") != "turn":  # a claim window: pass on a claim she could make, wait out the rest
+            if now["legal"] and now["legal"] != ["pass"] and page.locator("#actions button.action-pass").count():
+                page.locator("#actions button.action-pass").click()
+            page.wait_for_timeout(50)
+            continue
+        bot = now["seat"]  # a bot thinks for a second: where everything is while nothing is asked of Ann
         page.wait_for_timeout(300)
+        if turn() != now:
+            continue
         page.evaluate(WATCH_SHIFTS)
         before = page.evaluate(BOXES)
-
-        def next_window() -> Any:
-            view = server_view(live, table_id, 0)
-            turn = view["turn"] or {}
-            return view if turn.get("phase") == "claim" and turn.get("from") == 1 else None
-
-        eventually(lambda: next_window() is not None, "Bot 1's discard", timeout=10)
-        view = next_window()
-        if not view or [a["type"] for a in view["legal_actions"]] != ["pass"]:
-            page.locator("#actions button[data-action=pass]").click()  # a claim she could make: pass, and try again
+        eventually(lambda b=bot: turn().get("from") == b or turn().get("phase") != "turn", "the bot's discard")
+        after_turn = turn()
+        if after_turn.get("phase") != "claim" or after_turn.get("from") != bot or after_turn["legal"] != ["pass"]:
             continue
-        page.wait_for_timeout(300)
+        page.wait_for_timeout(300)  # the page has drawn the window
         after = page.evaluate(BOXES)
+        assert turn() == after_turn, "the window closed before it was measured"
         moved = {key: (before[key], after[key]) for key in before if key in after and before[key] != after[key]}
         assert not moved, moved
         assert page.evaluate("window.__shift") == 0
@@ -181,4 +190,42 @@ def test_a_discard_you_can_only_pass_on_moves_nothing(live: LiveServer, new_page
         expect(page.locator("#actions button")).to_have_count(0)
         expect(page.locator("#prompt")).not_to_contain_text(re.compile("claim it|nothing for you"))
         return
-    pytest.fail("Bot 1 never discarded a tile Ann could only pass on")
+    pytest.fail("no bot discarded a tile Ann could only pass on")
+
+
+def test_on_a_phone_the_chat_opens_from_the_header_and_counts_unread_messages(live: LiveServer, new_page: Any) -> None:
+    ann = new_page(360, 740)
+    body = {"name": "Chatty", "player": "Ann", "timers": {"bot_delay": 0, "turn": 600}}
+    seat = ann.request.post(f"{live.url}/api/tables", data=body).json()
+    table_id, token = seat["table"], seat["token"]
+    bob_seat = ann.request.post(f"{live.url}/api/tables/{table_id}/join", data={"name": "Bob"}).json()
+    assert ann.request.post(f"{live.url}/api/tables/{table_id}/bots", data={"token": token}).ok
+    bob = new_page(1366, 768)
+    for page, held in ((ann, seat), (bob, bob_seat)):
+        page.goto(live.url + "/")
+        page.evaluate("([key, value]) => localStorage.setItem(key, value)", [f"sparrow.seat.{table_id}", json.dumps(held)])
+        page.goto(f"{live.url}/t/{table_id}")
+    assert ann.request.post(f"{live.url}/api/tables/{table_id}/start", data={"token": token}).ok
+    expect(ann.locator("#board")).to_be_visible()
+    toggle = ann.get_by_role("button", name=re.compile("^Chat"))
+    expect(toggle).to_be_visible()  # in the one header row
+    expect(ann.locator("#chat")).to_be_hidden()  # not under the table: the page does not scroll
+    unread = ann.locator("#chat-unread")
+    expect(unread).to_be_hidden()
+
+    for text in ("Good luck!", "Nice wall."):  # Bob, on a laptop, has the chat beside his table
+        bob.fill("#chat-input", text)
+        bob.press("#chat-input", "Enter")
+    expect(unread).to_have_text("2")
+    expect(toggle).to_have_accessible_name("Chat, 2 unread")
+    toggle.click()
+    expect(ann.locator("#chat-log li").last).to_contain_text("Nice wall.")
+    expect(unread).to_be_hidden()  # read
+    ann.fill("#chat-input", "Thanks")
+    ann.press("#chat-input", "Enter")
+    expect(bob.locator("#chat-log li").last).to_contain_text("Thanks")
+    ann.press("#chat-input", "Escape")  # closes it, and her own message was no news
+    expect(ann.locator("#chat")).to_be_hidden()
+    expect(unread).to_be_hidden()
+    scroll = ann.evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+    assert scroll == [360, 740]
