@@ -79,7 +79,7 @@ def discard_one(page: Page, *, prefer_drawn: bool = True) -> str:
     return code
 
 
-def play_until_result(page: Page, *, timeout: float = 30.0) -> int:
+def play_until_result(page: Page, *, timeout: float = 90.0) -> int:
     """Play by clicking until the end-of-hand panel shows: win when offered, otherwise discard the
     drawn tile (auto-pass answers the claims). Returns the number of tiles discarded.
     """

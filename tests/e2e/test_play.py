@@ -12,10 +12,10 @@ from pagekit import (
     concealed_on_server,
     create_table,
     fill_with_bots_and_start,
-    set_option,
     play_until_result,
     same_tiles,
     server_view,
+    set_option,
 )
 from playwright.sync_api import expect
 

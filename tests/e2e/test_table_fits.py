@@ -24,7 +24,9 @@ SIZES = [(1366, 768), (1280, 720), (360, 740), (390, 844), (768, 1024), (740, 36
 LAYOUT = """() => {
   const vw = window.innerWidth, vh = window.innerHeight, doc = document.documentElement;
   const problems = [];
-  if (doc.scrollWidth > vw || doc.scrollHeight > vh) problems.push(`the page scrolls: ${doc.scrollWidth}×${doc.scrollHeight}`);
+  if (doc.scrollWidth > vw || doc.scrollHeight > vh) {
+    problems.push(`the page scrolls: ${doc.scrollWidth}×${doc.scrollHeight}`);
+  }
   const regions = [...document.querySelectorAll('[aria-label="Your hand"], ol[aria-label$="\\'s discards"]')];
   let tiles = 0;
   for (const region of regions) {
@@ -122,7 +124,10 @@ def test_a_hand_fits_the_screen_at_every_moment(live: LiveServer, new_page: Any,
 
 
 BOXES = """() => {
-  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.width, r.height].map(Math.round); };
+  const box = (el) => {
+    const r = el.getBoundingClientRect();
+    return [r.left, r.top, r.width, r.height].map(Math.round);
+  };
   const out = {};
   for (const sel of ["#controls", ".prompt-row", "#actions", "#hand", "#me", ".pond", "#board"]) {
     const el = document.querySelector(sel);
@@ -203,7 +208,9 @@ def test_on_a_phone_the_chat_opens_from_the_header_and_counts_unread_messages(li
     bob = new_page(1366, 768)
     for page, held in ((ann, seat), (bob, bob_seat)):
         page.goto(live.url + "/")
-        page.evaluate("([key, value]) => localStorage.setItem(key, value)", [f"sparrow.seat.{table_id}", json.dumps(held)])
+        page.evaluate(
+            "([key, value]) => localStorage.setItem(key, value)", [f"sparrow.seat.{table_id}", json.dumps(held)]
+        )
         page.goto(f"{live.url}/t/{table_id}")
     assert ann.request.post(f"{live.url}/api/tables/{table_id}/start", data={"token": token}).ok
     expect(ann.locator("#board")).to_be_visible()
