@@ -499,6 +499,7 @@ function renderBoard(game) {
   ui.me.replaceWith(tableSeat(game, base, "me"));
   ui.me = $("me");
   renderControls(game);
+  fitBoard();
   checkCrowded(game);
 }
 
@@ -549,6 +550,39 @@ function pond(game, base) {
   if (crowdedDeal === game.deal) box.classList.add("crowded");
   return outer;
 }
+
+/** The pond's layouts (table.css): the width and height each takes, in discards. */
+const POND_LAYOUTS = [
+  { name: "", across: 12, down: 9 * 1.36 },
+  { name: "wide", across: 16, down: 8 * 1.36 },
+  { name: "very-wide", across: 24, down: 5 * 1.36 },
+];
+
+/** Size your hand's tiles to its row, and the pond's discards to the pond: the layout that gives
+ * the larger tiles. Only sizes are read and set, so nothing moves unless the screen's size does. */
+function fitBoard() {
+  const box = ui.board.querySelector(".hand-box");
+  if (!box || ui.board.hidden) return;
+  box.style.setProperty("--hand-w", `${box.clientWidth}px`);
+  const pond = ui.board.querySelector(".pond");
+  const grid = ui.board.querySelector(".pond-grid");
+  if (!pond || !grid) return;
+  const spare = 16; // the gaps between the seats' places, and a little air
+  let best = POND_LAYOUTS[0];
+  let unit = 0;
+  for (const layout of POND_LAYOUTS) {
+    const u = Math.min((pond.clientWidth - spare) / layout.across, (pond.clientHeight - spare) / layout.down);
+    if (u > unit + 0.01) {
+      unit = u;
+      best = layout;
+    }
+  }
+  for (const layout of POND_LAYOUTS) if (layout.name) grid.classList.toggle(layout.name, layout === best);
+  grid.style.setProperty("--U", `${Math.max(8, Math.floor(unit * 10) / 10)}px`);
+}
+window.addEventListener("resize", () => {
+  if (state && state.game) fitBoard();
+});
 
 /** A seat with more discards than its place in the pond holds makes the pond crowded (smaller
  * tiles) for the rest of the hand, so that every discard stays on the screen. */
