@@ -155,7 +155,8 @@ class Node:
         self.prefix = prefix  # of the bus's channels and keys: `server.cluster.identity.cluster_prefix`
         self.bus = Bus(redis_url, self.id, self.prefix, on_gone=self._gone, on_down=self._bus_down, on_up=self._bus_up)
         self._rids = itertools.count(1)
-        self._calls: dict[int, tuple[str, asyncio.Future[object]]] = {}
+        self._calls: dict[int, tuple[str, asyncio.Future[object]]] = {}  # by id: the owner asked, the answer
+        self._calls_at: dict[int, str] = {}  # by id: the table each call is about
         self._links: dict[int, _Link] = {}  # sockets here at tables elsewhere, by connection id
         self._hosted: dict[tuple[str, int], _Hosted] = {}  # sockets elsewhere at tables here
         self._elsewhere: list[tuple[float, dict[str, object]]] = []  # what the others last said they run
@@ -343,6 +344,7 @@ class Node:
         rid = next(self._rids)
         answer: asyncio.Future[object] = asyncio.get_running_loop().create_future()
         self._calls[rid] = (owner, answer)
+        self._calls_at[rid] = table_id
         self.bus.post(owner, ["call", self.id, rid, table_id, op, args])
         try:
             return await asyncio.wait_for(answer, CALL_TIMEOUT)
@@ -351,6 +353,7 @@ class Node:
             raise _moving() from None
         finally:
             self._calls.pop(rid, None)
+            self._calls_at.pop(rid, None)
 
     async def _owner(self, table_id: str) -> str:
         """The other process running ``table_id``.
@@ -497,14 +500,21 @@ class Node:
                     hosted.actor.post(Detach(hosted.conn))
 
     async def _check_links(self) -> None:
-        """Close forwarded sockets whose table is no longer run where they are forwarded."""
+        """Close forwarded sockets whose table is no longer run where they are forwarded, and refuse
+        (``table/moving``) the calls waiting on a process that no longer runs their table (it was
+        taken over: the caller tries again where it runs now rather than wait out `CALL_TIMEOUT`)."""
         links = list(self._links.values())  # those attached while the owners are looked up are not checked
-        if not links:
+        calls = list(self._calls_at.items())
+        if not links and not calls:
             return
-        owners = await self.leases.owners({link.table for link in links})
+        owners = await self.leases.owners({link.table for link in links} | {table for _, table in calls})
         for link in links:
             if owners.get(link.table) != link.owner and self._links.get(link.conn.id) is link:
                 self._lost(link.owner, {link.table})
+        for rid, table_id in calls:
+            call = self._calls.get(rid)
+            if call is not None and owners.get(table_id) not in (None, call[0]) and not call[1].done():
+                call[1].set_exception(_moving())
 
     async def _check_hosted(self) -> None:
         """Forget sockets held by processes that are gone (killed: they could not say goodbye)."""
