@@ -2,15 +2,16 @@
 
 A move is acknowledged only once its row is committed (lesson 11), so every round trip to the
 database is in each move's latency; with a distant database (a managed one, another zone) it is
-most of it. Written as separate statements (read the lease rows `FOR SHARE`, insert the actions,
+most of it. Written as separate statements (read the lease rows, insert the actions,
 the hands, set the seats' totals and the games' rows) in a transaction (BEGIN … COMMIT), a move cost
 six round trips. Here one statement does it all, autocommitted, so its answer comes once it is
 committed:
 
 - ``fence`` reads the lease rows of the fenced tables whose token is the one their writes carry,
-  `FOR SHARE`: a takeover (which raises the token) waits until this statement has committed, so it
-  never misses a write this one makes; and a token that a takeover has just raised no longer
-  matches, so that table is missing from ``fence``.
+  `FOR KEY SHARE`: a takeover (which locks the row `FOR UPDATE` before raising the token) waits
+  until this statement has committed, so it never misses a write this one makes, while a renewal
+  (an update of the expiry alone) does not wait; and a token that a takeover has just raised no
+  longer matches, so that table is missing from ``fence``.
 - Every other part writes only if ``fence`` holds every fenced table (``ok``); else nothing is
   written and the statement answers which tables it found, so the caller refuses the batch
   (`StaleOwner`) exactly as the separate statements did.
