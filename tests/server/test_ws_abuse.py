@@ -250,6 +250,7 @@ async def test_junk_frames_are_refused_and_the_socket_stays_open(live: LiveServe
     next_mover = next(c for c in clients if c.deciding)
     answer = await next_mover.act(next_mover.legal[0], window=window)  # … so the old token is stale
     assert _refused("window/stale", answer["d"]["id"])(answer), answer
+    assert answer["d"]["message"] == "too late: that decision had already closed"  # words, no window ids
     assert mover.close_code is None
     await _plays_on(clients)
 
