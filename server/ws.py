@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from starlette.requests import HTTPConnection
+from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from server import metrics, origins
@@ -150,7 +151,7 @@ async def _authenticate(websocket: WebSocket, lobby: Lobby, config: SocketConfig
     # (asyncio.timeout, not wait_for: wait_for's inner future and the exception it holds would form a
     # reference cycle with its frame, which only the collector frees; docs/deploy.md, "Memory")
     async with asyncio.timeout(config.hello_timeout):
-        frame = await _receive(websocket)
+        frame = _frame(websocket, await websocket.receive())
     msg = parse_client_msg(frame)
     if not isinstance(msg, ClientHello):
         raise ProtocolError("auth/hello_first", "send hello {table, token} before anything else")
@@ -179,8 +180,13 @@ class Forwarding(Protocol):
         ...
 
 
-async def _receive(websocket: WebSocket) -> str | bytes:
-    message = await websocket.receive()
+def _frame(websocket: WebSocket, message: Message) -> str | bytes:
+    """The frame a message received holds. (Not a coroutine awaiting the message itself: the reader
+    awaits one message per frame, and each layer of coroutines waiting for it is an object that lives
+    until the client speaks again.)
+
+    :raises WebSocketDisconnect: for the message that says the socket closed.
+    """
     if message["type"] == "websocket.disconnect":
         code = message.get("code", 1000)
         if code == INVALID_PAYLOAD:  # what a client did: one line, no traceback
@@ -263,16 +269,67 @@ class Reader:
 
 
 async def _reader(websocket: WebSocket, reader: Reader) -> None:
-    """Read the client's messages until it leaves, is dropped, or stays silent too long."""
-    conn, config = reader.conn, reader.config
-    while not conn.closed:
-        async with asyncio.timeout_at(reader.heard + config.idle_timeout):  # no task per frame
+    """Read the client's messages until it leaves, is dropped, or stays silent too long.
+
+    :raises TimeoutError: the client was silent for ``idle_timeout`` seconds.
+    """
+    conn = reader.conn
+    idle = _Idle(reader)
+    try:
+        while not conn.closed:
             if conn.queue.qsize() >= BACKLOG:
                 # A client that sends faster than it reads its answers is read no further until the
                 # writer has caught up; else its answers alone would fill its queue and drop it.
                 await conn.caught_up.wait()
-            frame = await _receive(websocket)
-        reader.take(frame)
+            frame = _frame(websocket, await websocket.receive())
+            reader.take(frame)
+    except asyncio.CancelledError:
+        if idle.expired and idle.task.uncancel() == 0:
+            raise TimeoutError from None
+        raise
+    finally:
+        idle.stop()
+
+
+class _Idle:
+    """The idle limit of one socket's reader: one timer, armed for when the socket has been silent
+    ``idle_timeout`` seconds since it last spoke, re-armed from there when it finds that it did since;
+    when it finds the socket silent, it cancels the reader (which `_reader` turns into TimeoutError).
+
+    (Not `asyncio.timeout_at` around each message: its timer, the timer's context and the timeout
+    object would be made for every message and live until the next one, a second or more, which is
+    what the collector's younger generations then walk; docs/benchmarks.md, "The collector".)
+    """
+
+    __slots__ = ("reader", "task", "handle", "expired")
+
+    def __init__(self, reader: Reader) -> None:
+        self.reader = reader
+        task = asyncio.current_task()
+        assert task is not None
+        self.task = task
+        self.expired = False
+        self.handle: asyncio.TimerHandle | None = None
+        self._arm()
+
+    def _arm(self) -> None:
+        reader = self.reader
+        self.handle = reader.loop.call_at(reader.heard + reader.config.idle_timeout, self._check)
+
+    def _check(self) -> None:
+        reader = self.reader
+        if reader.loop.time() < reader.heard + reader.config.idle_timeout:
+            self._arm()
+        else:
+            self.handle = None
+            self.expired = True
+            self.task.cancel()
+
+    def stop(self) -> None:
+        """The reader has ended: no more checks (and no reference cycle left through the timer)."""
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
 
 
 def _request_id(frame: str | bytes) -> int | None:
