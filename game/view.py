@@ -15,6 +15,7 @@ from typing import TypeVar
 from game.actions import Action
 from game.deal import Deal, DealPhase
 from game.game import Game, GamePhase
+from game.melds import Meld
 from game.notation import format_tiles
 
 __all__ = ["ViewCache", "view", "views"]
@@ -32,14 +33,31 @@ class ViewCache:
     treat every view built with a cache as read-only.
     """
 
-    __slots__ = ("_deal", "_seats", "_discards", "_discards_key", "_actions", "_result", "_result_key", "_small")
+    __slots__ = (
+        "_deal",
+        "_seats",
+        "_seat_keys",
+        "_melds",
+        "_discards",
+        "_discards_key",
+        "_actions",
+        "_result",
+        "_result_key",
+        "_small",
+    )
 
     def __init__(self) -> None:
         self._reset(None)
 
     def _reset(self, deal: Deal | None) -> None:
         self._deal = deal
-        self._seats: dict[tuple[int, bool], tuple[object, dict[str, object]]] = {}
+        # A seat's part is built anew whenever its hand changes (every draw and discard); its melds and
+        # bonus tiles change seldom, so their lists are kept apart and put in every part built until
+        # they do. The keys hold only numbers (the melds by the identity of their list, which the
+        # cache keeps alive), so that they are not objects the garbage collector follows.
+        self._seats: dict[tuple[int, bool], dict[str, object]] = {}
+        self._seat_keys: dict[tuple[int, bool], tuple[int, int | tuple[int, ...], int, int, str | None]] = {}
+        self._melds: dict[int, tuple[tuple[Meld, ...], int, list[dict[str, object]], list[str]]] = {}
         self._discards: list[object] = []
         self._discards_key: tuple[int, int | None] = (0, None)
         self._actions: dict[int, tuple[list[Action], list[dict[str, object]]]] = {}
@@ -62,20 +80,25 @@ class ViewCache:
             self._reset(deal)
 
     def seat(self, game: Game, deal: Deal, s: int, show: bool) -> dict[str, object]:
+        melds, bonus = self._melds_of(deal, s)
         hand = deal.hands[s]
-        key = (
-            game.scores[s],
-            tuple(hand) if show else sum(hand),
-            tuple(deal.melds[s]),
-            len(deal.bonus[s]),
-            deal.calls[s],
-        )
-        cached = self._seats.get((s, show))
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        item = _seat_view(game, deal, s, show=show)
-        self._seats[s, show] = (key, item)
+        key = (game.scores[s], tuple(hand) if show else sum(hand), id(melds), id(bonus), deal.calls[s])
+        if self._seat_keys.get((s, show)) == key:
+            return self._seats[s, show]
+        item = _seat_view(game, deal, s, melds, bonus, show=show)
+        self._seats[s, show] = item
+        self._seat_keys[s, show] = key
         return item
+
+    def _melds_of(self, deal: Deal, s: int) -> tuple[list[dict[str, object]], list[str]]:
+        """Seat ``s``'s melds and bonus tiles as the view shows them: the same lists while unchanged."""
+        melds, bonus = tuple(deal.melds[s]), len(deal.bonus[s])
+        cached = self._melds.get(s)
+        if cached is not None and cached[1] == bonus and cached[0] == melds:
+            return cached[2], cached[3]
+        shown = ([m.to_json() for m in melds], [t.code for t in deal.bonus[s]])
+        self._melds[s] = (melds, bonus, *shown)
+        return shown
 
     def discards(self, deal: Deal) -> list[object]:
         # Only the latest discard is ever claimed (R6), so its claim and the count say what changed.
@@ -162,14 +185,16 @@ def views(
     return out
 
 
-def _seat_view(game: Game, deal: Deal, s: int, *, show: bool) -> dict[str, object]:
+def _seat_view(
+    game: Game, deal: Deal, s: int, melds: list[dict[str, object]], bonus: list[str], *, show: bool
+) -> dict[str, object]:
     item: dict[str, object] = {
         "seat": s,
         "wind": deal.seat_wind(s).code,
         "score": game.scores[s],
         "tiles": sum(deal.hands[s]),
-        "melds": [m.to_json() for m in deal.melds[s]],
-        "bonus": [t.code for t in deal.bonus[s]],
+        "melds": melds,
+        "bonus": bonus,
     }
     if deal.calls[s] is not None:  # R5.4: a declaration is public, and so is breaking it
         item["original_call"] = deal.calls[s]
