@@ -17,9 +17,15 @@ prints each variant's server CPU per intent (all server processes, their journal
 latency, the garbage collector's pauses during the test (a server that reports them), and the ratio
 of CPU per intent to the server as shipped in the same round.
 
+With ``--count-objects`` each server also counts, at the start of every collection, the objects it is
+about to walk (the generations it collects, from the youngest), and the objects the collector tracks
+when the load test ends: figures that do not depend on the machine's speed, where the pauses do.
+Counting walks the heap, so such a run's CPU and pauses are not comparable with one without it.
+
     python benchmarks/protocols.py                                    # one process, SQLite
     python benchmarks/protocols.py --tables 400 --before c3ac6e4      # against that revision too
     python benchmarks/protocols.py --processes 2 --tables 250         # two processes, PostgreSQL + Redis
+    python benchmarks/protocols.py --tables 400 --before 6aa6345 --variants "as shipped" --count-objects
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -60,6 +67,33 @@ VARIANTS: dict[str, list[str]] = {
 }
 LONG_PAUSE = 0.05  # seconds: a collection longer than this is counted
 
+# With --count-objects, run in each server before it starts (and so before the server's own hook):
+# at the start of each collection, how many objects it is about to walk; every second, those counts so
+# far and how many objects are tracked now (the frozen ones not counted), to the file named by
+# SPARROW_GC_COUNTS.
+COUNT_OBJECTS = """
+import gc, json, os, threading, time
+_passes = []
+def _count(phase, info):
+    if phase == 'start':
+        g = info['generation']
+        _passes.append((time.time(), g, sum(len(gc.get_objects(i)) for i in range(g + 1))))
+def _write(path=os.environ['SPARROW_GC_COUNTS']):
+    while True:
+        time.sleep(1)
+        tracked = len(gc.get_objects())
+        with open(path + '.tmp', 'w') as f:
+            json.dump({'passes': _passes[:], 'tracked': [time.time(), tracked]}, f)
+        os.replace(path + '.tmp', path)
+gc.callbacks.insert(0, _count)
+threading.Thread(target=_write, daemon=True).start()
+"""
+
+
+def _read(path: Path) -> str:
+    """The text of ``path``; empty if there is none."""
+    return path.read_text() if path.exists() else ""
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -77,10 +111,17 @@ class Served(NamedTuple):
 
 @contextlib.asynccontextmanager
 async def servers(
-    variant: str, processes: int, workdir: Path, *, cluster: bool = False, tree: Path | None = None
+    variant: str,
+    processes: int,
+    workdir: Path,
+    *,
+    cluster: bool = False,
+    tree: Path | None = None,
+    count_objects: bool = False,
 ) -> AsyncIterator[Served]:
     """``processes`` servers of ``variant`` (or of the source in ``tree``) on a fresh database (SQLite
-    for one, unless ``cluster``; PostgreSQL and Redis otherwise)."""
+    for one, unless ``cluster``; PostgreSQL and Redis otherwise); with ``count_objects``, each writes
+    its collector's counts (`COUNT_OBJECTS`) to ``counts-PORT.json`` in ``workdir``."""
     admin = None
     name = f"sparrow_bench_{os.getpid()}_{time.monotonic_ns()}"
     if processes == 1 and not cluster:
@@ -90,15 +131,21 @@ async def servers(
         await admin.execute(f'CREATE DATABASE "{name}"')
         db, extra = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}", ["--redis", REDIS]
     first = [f"import sys; sys.path.insert(0, {str(tree)!r})"] if tree is not None else VARIANTS[variant]
+    if count_objects:
+        first = [*first, COUNT_OBJECTS]
     code = "\n".join([*first, "import sys\nfrom server.cli import main\nsys.exit(main(sys.argv[1:]))"])
     ports = [_free_port() for _ in range(processes)]
     metrics = [_free_port() for _ in range(processes)]
-    env = {**os.environ, "SPARROW_DATA": str(workdir)}
     procs = []
     try:
         for port, metrics_port in zip(ports, metrics, strict=True):
+            env = {
+                **os.environ,
+                "SPARROW_DATA": str(workdir),
+                "SPARROW_GC_COUNTS": str(workdir / f"counts-{port}.json"),
+            }
             command = [sys.executable, "-c", code, "serve", "--port", str(port), "--db", db, "--club-mode", "open"]
-            if tree is None:  # (an earlier revision may not have them)
+            if tree is None or "LOAD_FLAGS" in _read(tree / "server/rates/policy.py"):  # (an earlier one may not)
                 command += LOAD_FLAGS  # every request comes from this one address
             command += ["--metrics-port", str(metrics_port)]
             log = open(workdir / f"{variant.replace(' ', '-')}-{port}.log", "ab")  # noqa: SIM115 (the child keeps it)
@@ -125,18 +172,42 @@ async def servers(
 
 
 async def _run(variant: str, args: argparse.Namespace, workdir: Path, tree: Path | None) -> dict[str, Any]:
-    async with servers(variant, args.processes, workdir, tree=tree) as served:
+    async with servers(variant, args.processes, workdir, tree=tree, count_objects=args.count_objects) as served:
         urls = [f"ws://127.0.0.1:{port}/ws" for port in served.ports]
         options = Options(
             url=urls[0], urls=urls, tables=args.tables * args.processes, think=args.think, duration=args.seconds
         )
         before = await gc_pauses(served.metrics)
+        began = time.time()
         result = figures(await loadtest(options))
+        ended = time.time()
         after = await gc_pauses(served.metrics)
         if before is not None and after is not None:
             result["pauses"] = after[0] - before[0]
             result["long_pauses"] = after[1] - before[1]
+        if args.count_objects:
+            await asyncio.sleep(1.5)  # the servers' next write of their counts
+            result["objects"] = object_counts([workdir / f"counts-{port}.json" for port in served.ports], began, ended)
         return result
+
+
+def object_counts(paths: list[Path], began: float, ended: float) -> dict[str, Any]:
+    """From the servers' counts (`COUNT_OBJECTS`) during the load test: for each generation, the most
+    objects a collection of it walked and the 99th percentile; and the objects tracked at its end."""
+    walked: dict[int, list[int]] = {0: [], 1: [], 2: []}
+    tracked = 0
+    for path in paths:
+        counts = json.loads(path.read_text())
+        for at, generation, objects in counts["passes"]:
+            if began <= at <= ended:
+                walked[generation].append(objects)
+        tracked += counts["tracked"][1]
+    for sizes in walked.values():
+        sizes.sort()
+    return {
+        "tracked": tracked,
+        "walked": [(s[-1], s[int(len(s) * 0.99)], len(s)) if s else (0, 0, 0) for s in walked.values()],
+    }
 
 
 async def gc_pauses(ports: list[int]) -> tuple[float, float] | None:
@@ -202,6 +273,20 @@ def latency_cells(runs: list[dict[str, Any]]) -> list[str]:
     ]
 
 
+OBJECT_COLUMNS = ("objects walked: young max (p99)", "middle max (p99)", "oldest max (passes)", "tracked at end")
+
+
+def object_cells(runs: list[dict[str, Any]]) -> list[str]:
+    """The `OBJECT_COLUMNS` of some runs, each run's figure in turn."""
+    walked = [r["objects"]["walked"] for r in runs]
+    return [
+        " / ".join(f"{w[0][0]:,} ({w[0][1]:,})" for w in walked),
+        " / ".join(f"{w[1][0]:,} ({w[1][1]:,})" for w in walked),
+        " / ".join(f"{w[2][0]:,} ({w[2][2]})" for w in walked),
+        " / ".join(f"{r['objects']['tracked']:,}" for r in runs),
+    ]
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--processes", type=int, default=1, choices=(1, 2), help="server processes (2: PostgreSQL)")
@@ -211,6 +296,9 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="rounds of every variant (default 2)")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, of: " + ", ".join(VARIANTS))
     parser.add_argument("--before", metavar="REV", help="also run the server at git revision REV")
+    parser.add_argument(
+        "--count-objects", action="store_true", help="count the objects each collection walks (slows the servers)"
+    )
     args = parser.parse_args()
     variants = [v.strip() for v in args.variants.split(",")]
     console = Console(stderr=True)
@@ -239,6 +327,7 @@ async def main() -> None:
         "ratio",
         *LATENCY_COLUMNS,
         f"GC pauses (> {LONG_PAUSE * 1000:g} ms)",
+        *(OBJECT_COLUMNS if args.count_objects else ()),
     ):
         table.add_column(column, justify="right")
     for variant in variants:
@@ -250,6 +339,7 @@ async def main() -> None:
             f"{statistics.mean(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})",
             *latency_cells(runs),
             " / ".join(f"{r['pauses']:.0f} ({r['long_pauses']:.0f})" if "pauses" in r else "—" for r in runs),
+            *(object_cells(runs) if args.count_objects else ()),
         )
     Console(width=200).print(table)
 
