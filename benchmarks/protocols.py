@@ -18,8 +18,8 @@ latency, the garbage collector's pauses during the test (a server that reports t
 of CPU per intent to the server as shipped in the same round.
 
 With ``--count-objects`` each server also counts, at the start of every collection, the objects it is
-about to walk (the generations it collects, from the youngest), and the objects the collector tracks
-when the load test ends: figures that do not depend on the machine's speed, where the pauses do.
+about to walk (the generations it collects, from the youngest), and the most objects it tracks at once
+during the load test: figures that do not depend on the machine's speed, where the pauses do.
 Counting walks the heap, so such a run's CPU and pauses are not comparable with one without it.
 
     python benchmarks/protocols.py                                    # one process, SQLite
@@ -68,12 +68,12 @@ VARIANTS: dict[str, list[str]] = {
 LONG_PAUSE = 0.05  # seconds: a collection longer than this is counted
 
 # With --count-objects, run in each server before it starts (and so before the server's own hook):
-# at the start of each collection, how many objects it is about to walk; every second, those counts so
-# far and how many objects are tracked now (the frozen ones not counted), to the file named by
+# at the start of each collection, how many objects it is about to walk; every second, how many
+# objects are tracked (the frozen ones not counted); both written each second to the file named by
 # SPARROW_GC_COUNTS.
 COUNT_OBJECTS = """
 import gc, json, os, threading, time
-_passes = []
+_passes, _tracked = [], []
 def _count(phase, info):
     if phase == 'start':
         g = info['generation']
@@ -81,9 +81,9 @@ def _count(phase, info):
 def _write(path=os.environ['SPARROW_GC_COUNTS']):
     while True:
         time.sleep(1)
-        tracked = len(gc.get_objects())
+        _tracked.append((time.time(), len(gc.get_objects())))
         with open(path + '.tmp', 'w') as f:
-            json.dump({'passes': _passes[:], 'tracked': [time.time(), tracked]}, f)
+            json.dump({'passes': _passes[:], 'tracked': _tracked[:]}, f)
         os.replace(path + '.tmp', path)
 gc.callbacks.insert(0, _count)
 threading.Thread(target=_write, daemon=True).start()
@@ -193,7 +193,8 @@ async def _run(variant: str, args: argparse.Namespace, workdir: Path, tree: Path
 
 def object_counts(paths: list[Path], began: float, ended: float) -> dict[str, Any]:
     """From the servers' counts (`COUNT_OBJECTS`) during the load test: for each generation, the most
-    objects a collection of it walked and the 99th percentile; and the objects tracked at its end."""
+    objects a collection of it walked, the 99th percentile and the number of collections; and the most
+    objects tracked at once (all servers together)."""
     walked: dict[int, list[int]] = {0: [], 1: [], 2: []}
     tracked = 0
     for path in paths:
@@ -201,7 +202,7 @@ def object_counts(paths: list[Path], began: float, ended: float) -> dict[str, An
         for at, generation, objects in counts["passes"]:
             if began <= at <= ended:
                 walked[generation].append(objects)
-        tracked += counts["tracked"][1]
+        tracked += max((n for at, n in counts["tracked"] if began <= at <= ended), default=0)
     for sizes in walked.values():
         sizes.sort()
     return {
@@ -273,7 +274,7 @@ def latency_cells(runs: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-OBJECT_COLUMNS = ("objects walked: young max (p99)", "middle max (p99)", "oldest max (passes)", "tracked at end")
+OBJECT_COLUMNS = ("objects walked: young max (p99)", "middle max (p99, passes)", "oldest max (passes)", "most tracked")
 
 
 def object_cells(runs: list[dict[str, Any]]) -> list[str]:
@@ -281,7 +282,7 @@ def object_cells(runs: list[dict[str, Any]]) -> list[str]:
     walked = [r["objects"]["walked"] for r in runs]
     return [
         " / ".join(f"{w[0][0]:,} ({w[0][1]:,})" for w in walked),
-        " / ".join(f"{w[1][0]:,} ({w[1][1]:,})" for w in walked),
+        " / ".join(f"{w[1][0]:,} ({w[1][1]:,}, {w[1][2]})" for w in walked),
         " / ".join(f"{w[2][0]:,} ({w[2][2]})" for w in walked),
         " / ".join(f"{r['objects']['tracked']:,}" for r in runs),
     ]
