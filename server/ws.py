@@ -11,12 +11,14 @@ import logging
 from dataclasses import dataclass
 from typing import Protocol
 
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, ProgrammingError
 from starlette.requests import HTTPConnection
 from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from server import metrics, origins
 from server.lobby import Lobby
+from server.outage import STORAGE_DOWN, Outage
 from server.protocol import (
     ClientAct,
     ClientChat,
@@ -81,6 +83,15 @@ class RateLimiter:
         return False
 
 
+def _storage_down(websocket: WebSocket, exc: BaseException) -> None:
+    """Count a socket refused because the database did not answer (``Outage`` logs an outage once)."""
+    outage: Outage | None = getattr(websocket.app.state, "outage", None)
+    if outage is not None:
+        outage.failed("a socket's hello", exc)
+    else:  # a lobby of its own (tests): no engine to probe
+        log.warning("a socket's hello: the database could not answer (%s)", type(exc).__name__)
+
+
 def _refusal(exc: ProtocolError | TableError, request: int | None) -> str:
     return encode("refused", {"id": request, "reason": exc.reason, "message": exc.message})
 
@@ -106,6 +117,15 @@ async def table_socket(websocket: WebSocket) -> None:
         with contextlib.suppress(Exception):
             await websocket.send_text(_refusal(exc, None))
             await websocket.close(SERVICE_RESTART if moving else POLICY_VIOLATION, exc.reason)
+        return
+    except (OSError, DBAPIError) as exc:  # the database did not answer (opening an adjourned table, say)
+        if isinstance(exc, IntegrityError | ProgrammingError | DataError):  # a wrong query: a bug
+            raise
+        _storage_down(websocket, exc)  # counted by the app's `Outage`, which says when it starts and ends
+        down = TableError("server/storage", STORAGE_DOWN, status=503)
+        with contextlib.suppress(Exception):
+            await websocket.send_text(_refusal(down, None))
+            await websocket.close(SERVICE_RESTART, down.reason)  # the page tries again
         return
     session = websocket.scope.get("sparrow.session")  # set by server.club.gate.Gate
     logins = websocket.app.state.club.logins

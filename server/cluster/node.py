@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import orjson
 from redis.exceptions import RedisError
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, ProgrammingError
 
 from server import metrics
 from server.club.club import Club
@@ -164,6 +165,7 @@ class Node:
         self._tasks: list[asyncio.Task[None]] = []
         self._handling: set[asyncio.Task[None]] = set()
         self._unsaid: list[tuple[str, list[object]]] = []  # what to tell others once Redis is back
+        self._db_down_since: float | None = None  # the cluster's steps cannot reach the database (said once)
         journal.on_stale = self._stale
 
     # ------------------------------------------------------------ life
@@ -216,14 +218,28 @@ class Node:
 
     async def _round(self) -> None:
         steps = (self._take_orphans, self._check_links, self._check_hosted, self._share_directory)
+        unreachable = False
         for step in (*steps, self._reload_club):
             started = time.monotonic()
             try:
                 await step()
             except RedisError as exc:  # logged once by the bus, until Redis is back
                 self.bus.trouble(exc, started)
+            except (OSError, DBAPIError) as exc:
+                if isinstance(exc, IntegrityError | ProgrammingError | DataError):  # a wrong query: a bug
+                    log.exception("cluster: %s failed; trying again in %g s", step.__name__.strip("_"), self.tick)
+                    continue
+                unreachable = True
+                if self._db_down_since is None:  # said once when it starts, and once when it ends
+                    self._db_down_since = started
+                    why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+                    log.warning("cluster: the database cannot be reached (%s); trying again every %g s", why, self.tick)
             except Exception:
                 log.exception("cluster: %s failed; trying again in %g s", step.__name__.strip("_"), self.tick)
+        if not unreachable and self._db_down_since is not None:
+            lasted = time.monotonic() - self._db_down_since
+            log.warning("cluster: the database answers again after %.0f s", lasted)
+            self._db_down_since = None
 
     # ----------------------------------------------------------- leases
     async def claim(self, table_id: str) -> None:

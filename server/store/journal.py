@@ -20,14 +20,14 @@ from typing import Any
 
 from sqlalchemy import Select, Table, bindparam, delete, insert, select, text, update
 from sqlalchemy.engine import Connection, Dialect
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, ProgrammingError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from game.rulesets import ruleset
 from server.store.models import ActionRow, ChatRow, GameRow, HandRow, LeaseRow, PlayerRow, SeatRow
 from server.store.pg_records import write_records
 from server.store.session import make_sessions
-from server.store.writer import BATCH_CAP, GroupWriter
+from server.store.writer import BATCH_CAP, GroupWriter, WriterError
 from server.tables.journal import Record, SeatRecord, StoredTable
 from server.tables.settings import TableSettings, Timers
 
@@ -36,6 +36,7 @@ __all__ = ["SqlJournal", "StaleOwner", "action_row", "game_row", "hand_row"]
 CHAT_KEPT = 50
 _TABLE_LINE = -1  # the seat stored for a line the table itself wrote (seat None: the seating draw, R2.6)
 log = logging.getLogger("sparrow.store")
+_WRONG_QUERY = (IntegrityError, ProgrammingError, DataError)  # the query was wrong (a bug), not the database away
 
 
 def _when(seconds: float) -> datetime:
@@ -138,7 +139,9 @@ class SqlJournal:
             raise
         except Exception as exc:
             if self.trouble is None:  # said once, not by every table at every try until it writes again
-                log.error("the database cannot write; writes are refused until it can", exc_info=exc)
+                why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+                bug = not isinstance(exc, OSError | DBAPIError | WriterError) or isinstance(exc, _WRONG_QUERY)
+                log.error("the database cannot write (%s); writes are refused until it can", why, exc_info=bug)
             self.trouble = f"writes are failing: {type(exc).__name__}: {exc}"[:300]
             raise
         self.writes_again()

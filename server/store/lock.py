@@ -73,6 +73,7 @@ class _AdvisoryLock:
     async def keep(self, lost: Callable[[str], None]) -> None:
         """Every `KEEP_EVERY` seconds, check that the lock's connection is alive; when it is not, take
         the lock again on a new one. If another server took it meanwhile, tell ``lost`` and return."""
+        unreachable = False  # said once, when the database cannot be reached, until it can
         while True:
             await asyncio.sleep(KEEP_EVERY)
             with contextlib.suppress(Exception):
@@ -83,8 +84,11 @@ class _AdvisoryLock:
             try:
                 connection = await asyncpg.connect(self.dsn, **postgresql_options())
             except Exception as exc:
-                log.warning("the database lock's connection dropped; %s cannot be reached (%s)", self.where, exc)
+                if not unreachable:
+                    log.warning("the database lock's connection dropped; %s cannot be reached (%s)", self.where, exc)
+                unreachable = True
                 continue
+            unreachable = False
             if await connection.fetchval(f"SELECT {self.take}($1)", ADVISORY_KEY):
                 self.connection = connection
                 log.warning("the database lock's connection dropped; the lock is held again on a new one")

@@ -386,7 +386,7 @@ def _stopped(lost: list[asyncio.Future[None]], exc: BaseException | None) -> Non
     if isinstance(exc, asyncio.CancelledError | GeneratorExit):
         log.warning("the journal's writer was stopped; %d write(s) failed", len(lost))
     elif isinstance(exc, OSError | DBAPIError):  # the database cannot be reached: the journal logs it, once
-        log.warning("the journal's writer stopped; %d write(s) failed (%s)", len(lost), str(exc).split("\n")[0])
+        log.debug("the journal's writer stopped; %d write(s) failed (%s)", len(lost), str(exc).split("\n")[0])
     else:
         log.error("the journal's writer stopped; %d write(s) failed", len(lost), exc_info=exc)
     for done in lost:

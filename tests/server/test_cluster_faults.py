@@ -161,6 +161,18 @@ async def test_after_the_database_was_out_of_reach_every_table_plays_again_in_ev
         tasks = [asyncio.create_task(p.play()) for p in players]
         try:
             took = await _outage_survived(players, url)
+            for server in servers:  # the outage is said once as it starts and once as it ends, no traceback
+                log = server.log.read_text()
+                assert "Traceback" not in log and "Exception in ASGI" not in log, log[-3000:]
+                for said in (
+                    "cluster: the database cannot be reached",
+                    "sparrow.store: the database cannot write",
+                    "sparrow.storage: the database cannot answer",
+                    "the database lock's connection dropped; postgresql",
+                    "cluster: the database answers again",
+                    "sparrow.store: the database writes again",
+                ):
+                    assert log.count(said) <= 1, (said, log[-3000:])
             async with httpx.AsyncClient(trust_env=False) as http:
                 health = [(await http.get(f"http://127.0.0.1:{port}/healthz")) for port in ports]
             assert [h.status_code for h in health] == [200, 200]
