@@ -17,7 +17,9 @@ How :class:`StrongBot` decides, in order:
 - Defence (:mod:`game.danger`): every opponent's chance of being ready and every tile's danger are read
   off the table. Among the discards that keep the hand closest to ready, danger is weighed against the
   hand's worth, more the further the hand is from ready; it never costs a step of shanten: when every
-  loser pays (R11.1), throwing the winning tile costs little more than the winner drawing it. When an
+  loser pays (R11.1), throwing the winning tile costs little more than the winner drawing it. The
+  table's payment rules say what a deal-in costs (:func:`deal_in_extra`): where the discarder pays for
+  all (R14), or for the tiles the Dangerous Game judges dangerous (R11.6), danger weighs more. When an
   opponent is almost surely ready and the bot's own hand is two steps or more from ready, it folds: it
   throws the safest tile it holds. It never throws the tile that could complete an opponent's third
   dragon or fourth wind set (pao, R11.3) while it has any other discard.
@@ -36,6 +38,8 @@ from dataclasses import dataclass, field
 
 from game.actions import Action, ActionType
 from game.danger import TableRead, read_danger
+from game.dangerous_game import dangers
+from game.melds import Meld, MeldKind
 from game.seatview import SeatView, SeenMeld
 from game.suit_tables import Tables, tables
 from game.tiles import Tile
@@ -59,6 +63,13 @@ _FLUSH_WALL = 30  # and only while the live wall holds this many tiles
 # also under R14 where the discarder pays for everyone.
 _CAUTION = (0.3, 0.1)  # weight of danger against worth: base, and more per step from ready
 _FOLD_FAR = 0.85  # fold two or more steps from ready against an opponent this likely to be ready
+
+# Where the discarder of the winning tile pays for everyone (R14), a deal-in costs it 4 shares (6 for the
+# dealer's win) where the winner's self-draw costs it 1, so danger weighs ``1 + _PAYS_WEIGHT * extra``
+# times as much, ``extra`` being the shares a deal-in costs beyond a self-draw (:func:`deal_in_extra`).
+# Measured in the arena under R14 (docs/bots.md, Levels): weighing it fully (1.0), or folding sooner,
+# cuts deal-ins but loses points against `normal`, whose wins come more often when strong holds back.
+_PAYS_WEIGHT = 0.3
 
 # A ready hand's winning tiles are weighed by how likely they are to come: every unseen copy is as likely
 # to be drawn from the wall, but the others throw an honour or a terminal sooner than a middle tile (it
@@ -165,6 +176,8 @@ class Mind:
         self.base = rules.win_points + rules.bonus_points * len(seen.bonus[seen.seat])  # R8.1, R8.4
         self._danger: TableRead | None = None
         self.outs = _outs(seen)
+        self.extra = deal_in_extra(seen)
+        self.costly = max(self.extra)  # the most a deal-in costs beyond a self-draw, in shares
 
     @property
     def danger(self) -> TableRead:
@@ -289,8 +302,11 @@ class Mind:
         low = min(o[2] for o in allowed)
         top = max(o[3] for o in allowed)
         risk = danger.risk
+        cost = risk  # the danger weighed by what a deal-in costs under the table's payment rules
+        if self.costly:
+            cost = tuple(r * (1.0 + _PAYS_WEIGHT * x) for r, x in zip(risk, self.extra, strict=True))
         if self.folding(low):
-            mode, near = "fold", sorted(allowed, key=lambda o: (risk[o[1]], -o[3], o[1]))
+            mode, near = "fold", sorted(allowed, key=lambda o: (cost[o[1]], -o[3], o[1]))
         else:
             caution = _CAUTION[0] + _CAUTION[1] * min(low, 3)
             mode, near = "discard", [o for o in allowed if o[2] == low]  # shanten first
@@ -302,7 +318,7 @@ class Mind:
                 stray = [o for o in allowed if o[2] <= reach and o[1] < 27 and o[1] // 9 != suit]
                 if stray:
                     mode, near = "flush", stray
-            near.sort(key=lambda o: (o[3] / top - caution * risk[o[1]], -o[1]), reverse=True)
+            near.sort(key=lambda o: (o[3] / top - caution * cost[o[1]], -o[1]), reverse=True)
         chosen = {o[1] for o in near}
         rest = sorted((o for o in options if o[1] not in chosen), key=lambda o: (o[2], -o[3], o[1]))
         ranked = [self._candidate(o, risk[o[1]], True, "") for o in near]
@@ -445,6 +461,26 @@ class Mind:
 
 
 _SUIT_NAMES = ("bamboo", "characters", "dots")
+
+
+def deal_in_extra(seen: SeatView) -> tuple[float, ...]:
+    """Per kind, how many more shares of a win this seat pays for throwing the winning tile than it would
+    had the winner drawn it, by the table's payment rules: 0 when every loser pays alike (R11.1); 3 when
+    the discarder pays for all (R14: 4× against the 1× of a self-draw; the dealer's win, 6× against
+    2×), and, in the Dangerous Game (R11.6), for the tiles the table would judge dangerous now (the
+    others' declared sets show a big hand, or the live wall is nearly empty).
+    """
+    rules = seen.rules
+    if rules.payment == "discarder":
+        return (3.0,) * 34
+    extra = [0.0] * 34
+    if rules.dangerous_game:
+        melds = [[Meld(MeldKind(m.kind), m.tiles) for m in seat] for seat in seen.melds]
+        shown = [d.tile for d in seen.discards if d.claimed_by is None]
+        for code, _why in dangers(melds, shown, seen.wall_live)[seen.seat]:
+            extra[int(Tile.parse(code))] = 3.0
+    return tuple(extra)
+
 
 # Chance of a flush (R9) by how many tiles of other suits the hand still holds.
 _FLUSH_HOPE = (0.9, 0.55, 0.3, 0.12, 0.04)

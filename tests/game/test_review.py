@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from gamekit import T, stacked_game
 
 from game import Action, ActionType
@@ -16,6 +17,7 @@ from game.deal import DealPhase
 from game.game import Game, GamePhase
 from game.hand import shanten, waits
 from game.review import Decision, MarkKind, review, review_decision
+from game.rulesets import ruleset
 from game.seatview import SeatView, SeenDiscard, SeenMeld
 
 OTHERS = ("147b 147c 147d ESWN", "258b 258c 258d SWNE", "369b 369c 369d SWNG")
@@ -30,13 +32,16 @@ def marks(decision: Decision) -> set[MarkKind]:
     return {m.kind for m in decision.marks}
 
 
-def test_review_agrees_with_strong_on_every_decision_of_its_own_games() -> None:
+@pytest.mark.parametrize("ruleset_name", ["classical", "chinese-american", "dmjl"])
+def test_review_agrees_with_strong_on_every_decision_of_its_own_games(ruleset_name: str) -> None:
     """Four strong bots play a whole game; reviewing any seat finds that it did what the review says
-    strong would do, at every decision it had a choice in."""
-    game = play_game(["strong"] * 4, "review-agreement")
+    strong would do, at every decision it had a choice in, under the game's own rules (strong weighs
+    defence by what they make a deal-in cost)."""
+    rules = ARENA_RULES if ruleset_name == "classical" else ruleset(ruleset_name).rules
+    game = play_game(["strong"] * 4, "review-agreement", rules)
     assert game.phase is GamePhase.OVER
     for seat in range(4):
-        seen = review(Game(ARENA_RULES, "review-agreement"), game.log, seat)
+        seen = review(Game(rules, "review-agreement"), game.log, seat)
         decisions = seen.decisions
         assert len(seen.hands) == len(game.results) and all(h.finished for h in seen.hands)
         assert len(decisions) > 100

@@ -13,6 +13,7 @@ from gamekit import T, stacked_game
 
 from game import Action, ActionType
 from game.hand import shanten
+from game.rulesets import ruleset
 from game.seatview import SeatView, SeenDiscard, SeenMeld
 from game.strong import StrongBot
 
@@ -149,3 +150,32 @@ def test_claims_a_dragon_pung_for_its_double() -> None:
     )
     game.apply(0, "discard R")
     assert StrongBot().decide(SeatView.of(game, 1)) == Action(ActionType.PUNG)
+
+
+def test_weighs_danger_by_what_a_deal_in_costs_under_the_tables_payment_rules() -> None:
+    """South shows two bamboo sets and looks likely to be ready. One step from ready, the dealer's best
+    hand throws the 1b (more tiles to come); the 4d keeps the same shanten and is far safer. Under the
+    classical rules (R11.1) throwing South's winning tile costs the dealer its one share, as South's
+    self-draw would, so it plays for its hand and throws the 1b; under `chinese-american`, where the
+    discarder pays for all (R14), it throws the 4d.
+    """
+    south = (
+        SeenMeld("pung", (T("2b"),) * 3, True, T("2b"), 2),
+        SeenMeld("chow", (T("5b"), T("6b"), T("7b")), True, T("6b"), 0),
+    )
+    throws = tuple(SeenDiscard(s % 4, T(t)) for s, t in enumerate(("N", "W", "E", "S", "1d", "3c")))
+    seen = dataclasses.replace(
+        dealer_view("123c 456c 78d 55d 46d 8b", "1b"),
+        melds=((), south, (), ()),
+        tile_counts=(14, 7, 13, 13),
+        discards=throws,
+    )
+    assert after_discard(seen, T("1b"))[0] == after_discard(seen, T("4d"))[0] == 1
+    assert after_discard(seen, T("1b"))[1] > after_discard(seen, T("4d"))[1]
+    classical = StrongBot().deliberate(seen)
+    assert classical.choice == Action(ActionType.DISCARD, T("1b"))
+    discarder_pays = StrongBot().deliberate(dataclasses.replace(seen, rules=ruleset("chinese-american").rules))
+    assert discarder_pays.choice == Action(ActionType.DISCARD, T("4d"))
+    risk = {c.action.tile: c.risk for c in discarder_pays.candidates}
+    assert risk[T("4d")] < risk[T("1b")] / 3  # the reading itself is the same under both rules
+    assert risk == {c.action.tile: c.risk for c in classical.candidates}
