@@ -49,12 +49,13 @@ async def _create(name: str, url: str | None, base: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the link; exit 1 if the database cannot be used or the name is a member's already."""
+    from server.cli.db import unusable
     from server.tables.errors import TableError
 
     try:
         link = asyncio.run(_create(args.name, args.db, args.public_url))
     except (SQLAlchemyError, OSError) as exc:
-        print(f"sparrow admin: cannot use the database: {exc}", file=sys.stderr)
+        print(f"sparrow admin: {unusable(exc)}", file=sys.stderr)
         return 1
     except (TableError, ValueError) as exc:
         print(f"sparrow admin: {exc}", file=sys.stderr)

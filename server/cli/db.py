@@ -56,6 +56,17 @@ async def _run(verb: str, url: str | None) -> str:
         await engine.dispose()
 
 
+def unusable(exc: BaseException) -> str:
+    """Why the database cannot be used, in one line: the error's own words, or what kind of error it
+    was when it has none (a connection that timed out says nothing)."""
+    said = str(exc).strip()
+    if said:
+        return f"cannot use the database: {said.splitlines()[0]}"
+    if isinstance(exc, TimeoutError):
+        return "cannot use the database: it did not answer in time"
+    return f"cannot use the database: {type(exc).__name__}"
+
+
 async def check_database(url: str | None) -> str | None:
     """Upgrade the database before serving; the reason it cannot be used, or None."""
     from server.store.migrate import DatabaseTooNew
@@ -68,7 +79,7 @@ async def check_database(url: str | None) -> str | None:
     except DatabaseTooNew as exc:
         return str(exc)
     except (SQLAlchemyError, OSError) as exc:
-        return f"cannot use the database: {exc}"
+        return unusable(exc)
     return None
 
 
@@ -126,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"sparrow db: {exc}", file=sys.stderr)
         return 2
     except (SQLAlchemyError, OSError) as exc:
-        print(f"sparrow db: cannot use the database: {exc}", file=sys.stderr)
+        print(f"sparrow db: {unusable(exc)}", file=sys.stderr)
         return 1
     return 0
 

@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
     server = uvicorn.Server(config)
 
     async def main() -> int:
-        from server.cli.db import check_database
+        from server.cli.db import check_database, unusable
         from server.store.lock import DatabaseBusy, hold
 
         lock = None
@@ -185,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
                 except DatabaseBusy as exc:
                     return _refuse(str(exc))
                 except (OSError, asyncpg.PostgresError) as exc:
-                    return _refuse(f"cannot use the database: {exc}")
+                    return _refuse(unusable(exc))
                 problem = await check_database(url)
                 if problem:
                     return _refuse(problem)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import stat
 import subprocess
 from pathlib import Path
@@ -84,3 +85,23 @@ async def test_a_read_only_postgresql_database_is_refused_at_start_with_one_line
         finally:
             await admin.close()
         _refused(_serve(url, tmp_path, *extra), "is read-only (default_transaction_read_only is on")
+
+
+async def test_a_database_that_never_answers_is_named_in_words_at_start(tmp_path: Path) -> None:
+    # A listener that accepts and never speaks: the connection times out, an error with no words of its
+    # own; the server says what happened instead of "cannot use the database: " and nothing.
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    try:
+        port = silent.getsockname()[1]
+        url = f"postgresql+asyncpg://postgres@127.0.0.1:{port}/test"
+        env = {**os.environ, "SPARROW_DATA": str(tmp_path)}
+        command = [*SPARROW, "serve", "--port", str(free_port()), "--db", url]
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60, check=False)
+    finally:
+        silent.close()
+    assert done.returncode == 2, done.stderr
+    said = [line for line in done.stderr.splitlines() if "cannot use the database" in line]
+    assert len(said) == 1 and said[0].endswith("cannot use the database: it did not answer in time"), done.stderr
+    assert "Traceback" not in done.stderr
