@@ -179,3 +179,29 @@ def test_weighs_danger_by_what_a_deal_in_costs_under_the_tables_payment_rules() 
     risk = {c.action.tile: c.risk for c in discarder_pays.candidates}
     assert risk[T("4d")] < risk[T("1b")] / 3  # the reading itself is the same under both rules
     assert risk == {c.action.tile: c.risk for c in classical.candidates}
+
+
+def test_in_the_dangerous_game_keeps_back_a_tile_the_table_would_judge_dangerous() -> None:
+    """The position above, near the end of the wall, West having thrown a 4d. In the Dangerous Game
+    (R11.6, `dmjl`), with five tiles left in the live wall, a tile no copy of which has been seen is
+    dangerous: the 1b is (the dealer's own copies do not count), the 4d is not. Throwing the 1b would
+    make the dealer pay for all if South won on it, so it throws the 4d; with six tiles left nothing is
+    dangerous yet and it throws the 1b, as it does under the classical rules.
+    """
+    south = (
+        SeenMeld("pung", (T("2b"),) * 3, True, T("2b"), 2),
+        SeenMeld("chow", (T("5b"), T("6b"), T("7b")), True, T("6b"), 0),
+    )
+    throws = tuple(SeenDiscard(s % 4, T(t)) for s, t in enumerate(("N", "W", "E", "4d", "1d", "3c")))
+    seen = dataclasses.replace(
+        dealer_view("123c 456c 78d 55d 46d 8b", "1b"),
+        melds=((), south, (), ()),
+        tile_counts=(14, 7, 13, 13),
+        discards=throws,
+        wall_live=5,
+    )
+    dangerous_game = ruleset("dmjl").rules
+    assert StrongBot().decide(seen) == Action(ActionType.DISCARD, T("1b"))
+    assert StrongBot().decide(dataclasses.replace(seen, rules=dangerous_game)) == Action(ActionType.DISCARD, T("4d"))
+    earlier = dataclasses.replace(seen, rules=dangerous_game, wall_live=6)
+    assert StrongBot().decide(earlier) == Action(ActionType.DISCARD, T("1b"))
