@@ -23,7 +23,7 @@ from game.arena import ARENA_RULES, ROTATIONS, BotFigures, Tally, WallResult, ch
 from game.hand import standard_shanten
 from game.rules import Rules
 from game.rulesets import ruleset
-from server.cli.arguments import ruleset_name, whole_number
+from server.cli.arguments import add_ruleset, whole_number
 
 __all__ = ["register", "run_arena"]
 
@@ -52,13 +52,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--hands", type=whole_number(1), required=True, metavar="N", help="hands to play")
     p.add_argument("--seed", default="0", metavar="S", help="seed of the whole run (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument(
-        "--ruleset",
-        type=ruleset_name,
-        default="classical",
-        metavar="NAME",
-        help="the rules to play by (default classical)",
-    )
+    add_ruleset(p)
     p.add_argument(
         "--jobs",
         type=whole_number(1),

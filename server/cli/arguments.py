@@ -31,3 +31,14 @@ def ruleset_name(text: str) -> str:
     if text not in RULESETS:
         raise argparse.ArgumentTypeError(f"unknown ruleset {text!r}; rulesets are {', '.join(RULESETS)}")
     return text
+
+
+def add_ruleset(parser: argparse.ArgumentParser) -> None:
+    """``--ruleset NAME`` for a command that plays games (default classical)."""
+    parser.add_argument(
+        "--ruleset",
+        type=ruleset_name,
+        default="classical",
+        metavar="NAME",
+        help="the rules to play by (default classical)",
+    )

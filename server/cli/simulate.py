@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from game.rulesets import ruleset
-from server.cli.arguments import ruleset_name, whole_number
+from server.cli.arguments import add_ruleset, whole_number
 from server.cli.selfplay import SelfPlay, play_deals
 
 __all__ = ["register"]
@@ -28,13 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--hands", type=whole_number(1), required=True, metavar="N", help="deals to play")
     p.add_argument("--seed", default="0", metavar="S", help="seed of the whole run (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument(
-        "--ruleset",
-        type=ruleset_name,
-        default="classical",
-        metavar="NAME",
-        help="the rules to play by (default classical)",
-    )
+    add_ruleset(p)
     p.set_defaults(func=run)
 
 
