@@ -190,6 +190,17 @@ async def _wait(predicate: object, what: str, timeout: float) -> None:
         await asyncio.sleep(0.1)
 
 
+async def _each_plays(players: list[_Player], moves: int, timeout: float) -> None:
+    """Wait until every player has ``moves`` more acknowledged moves than now; on a timeout, say which
+    tables are behind and what their players were doing."""
+    target = {p.table: p.acked + moves for p in players}
+    try:
+        await _wait(lambda: all(p.acked >= target[p.table] for p in players), "every table", timeout)
+    except AssertionError as exc:
+        behind = [(p.table, p.acked, p.doing) for p in players if p.acked < target[p.table]]
+        raise AssertionError(f"{exc}: {behind}") from None
+
+
 async def _human_actions(url: str) -> dict[str, int]:
     engine = make_engine(url)
     try:

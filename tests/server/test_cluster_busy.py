@@ -21,7 +21,7 @@ from dbkit import REDIS, fresh_database, redis_or_skip
 from processkit import ServerProcess, free_port
 from sqlalchemy import text
 from stallkit import SCRIPT, STALL_FILE
-from test_cluster import _human_actions, _Player, _wait
+from test_cluster import _each_plays, _human_actions, _Player, _wait
 from test_cluster_faults import _gapless, _resumed, _tables_on
 
 from server.cluster.leases import TTL
@@ -134,12 +134,7 @@ async def test_a_process_whose_loop_is_stuck_past_the_bound_loses_its_tables_and
         try:
             await _wait(lambda: all(p.acked >= 2 for p in players), "every table to play", 60)
             stalled_at = _stall(stuck, STUCK)
-            at_stall = {p.table: p.acked for p in players}
-            try:
-                await _wait(lambda: all(p.acked >= at_stall[p.table] + 2 for p in players), "every table", 30)
-            except AssertionError as exc:
-                behind = [(p.table, p.acked, p.doing) for p in players if p.acked < at_stall[p.table] + 2]
-                raise AssertionError(f"{exc}: {behind}") from None
+            await _each_plays(players, 2, 30)
             resumed = _resumed(players, stalled_at)
             assert max(resumed.values()) < STUCK_TAKEOVER, resumed
             assert min(resumed.values()) > TTL, resumed  # (it was stuck, not dead: its leases were renewed a while)
@@ -182,12 +177,8 @@ async def test_a_takeover_of_many_tables_moves_each_once(tmp_path: Path) -> None
             await _wait(lambda: all(p.acked >= 2 for p in players), "every table to play", 120)
             killed_at = time.monotonic()
             assert dead.signal(signal.SIGKILL) == -signal.SIGKILL
-            target = {p.table: p.acked + 2 for p in players}
-            try:
-                await _wait(lambda: all(p.acked >= target[p.table] for p in players), "every table", 120)
-            except AssertionError as exc:
-                behind = [(p.table, p.acked, p.doing) for p in players if p.acked < target[p.table]]
-                raise AssertionError(f"{exc}: {behind}") from None
+            target = {p.table: p.acked + 2 for p in players}  # (`pace` lets each person play that far)
+            await _each_plays(players, 2, 120)
             resumed = _resumed(players, killed_at)
             target = {p.table: p.acked + 2 for p in players}  # and plays on, with no table moving again
             await _wait(lambda: all(p.acked >= target[p.table] for p in players), "every table", 60)

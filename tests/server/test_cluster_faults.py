@@ -19,7 +19,7 @@ import pytest
 from clubkit import club_server
 from dbkit import PG_ADMIN, REDIS, fresh_database, redis_or_skip
 from sqlalchemy import text
-from test_cluster import TIMERS, _cluster, _human_actions, _Player, _wait
+from test_cluster import TIMERS, _cluster, _each_plays, _human_actions, _Player, _wait
 
 from server.cluster.leases import TTL
 from server.store.session import make_engine, postgresql_options
@@ -140,12 +140,7 @@ async def _outage_survived(players: list[_Player], url: str) -> float:
     play again within `BACK_WITHIN` seconds of its return. The seconds the last one took."""
     await _wait(lambda: all(p.acked >= 2 for p in players), "every table to play", 60)
     back_at = await cut_off(url, OUTAGE)
-    at_return = {p.table: p.acked for p in players}
-    try:
-        await _wait(lambda: all(p.acked >= at_return[p.table] + 2 for p in players), "every table", 30)
-    except AssertionError as exc:
-        behind = [(p.table, p.acked, p.doing) for p in players if p.acked < at_return[p.table] + 2]
-        raise AssertionError(f"{exc}: {behind}") from None
+    await _each_plays(players, 2, 30)
     resumed = _resumed(players, back_at)
     assert max(resumed.values()) < BACK_WITHIN, resumed
     return max(resumed.values())
