@@ -782,6 +782,13 @@ function actionButton(type, text, key, onClick) {
   return button;
 }
 
+/** Name a button by what it shows (its words and key hint: a name must hold the visible text) and then
+ *  the tiles it is about, in words. */
+function named(button, tiles) {
+  const shown = button.textContent.replace(/\s+/g, " ").trim();
+  button.setAttribute("aria-label", `${shown} ${tiles}`);
+}
+
 function addButtons(type, text) {
   const options = legalOf(type);
   options.forEach((action, i) => {
@@ -791,11 +798,12 @@ function addButtons(type, text) {
     button.dataset.answer = JSON.stringify(action);
     if (type === "chow") {
       const turn = state.game.turn;
-      button.append(tileRow(sortTiles([...action.tiles, turn.tile]), { classes: "mini" }));
-      button.setAttribute("aria-label", `Chow ${sortTiles([...action.tiles, turn.tile]).map(tileName).join(", ")}`);
+      const tiles = sortTiles([...action.tiles, turn.tile]);
+      button.append(tileRow(tiles, { classes: "mini" }));
+      named(button, tiles.map(tileName).join(", "));
     } else if (type === "kong" && action.tile) {
       button.append(tileElement(action.tile, { classes: "mini" }));
-      button.setAttribute("aria-label", `Kong of ${tileName(action.tile)}`);
+      named(button, `of ${tileName(action.tile)}`);
     }
     if (type === "win") button.classList.add("primary");
     if (choosing === type) button.classList.add("choosing");
