@@ -701,14 +701,13 @@ function renderControls(game) {
   // R5.4: a first discard that leaves the hand ready may declare Original Call
   for (const action of legalOf("original_call")) {
     const button = actionButton("original-call", "Original Call", null, () => act(action));
-    button.append(tileElement(action.tile, { classes: "mini" }));
-    button.setAttribute("aria-label", `Original Call, discarding ${tileName(action.tile)}`);
+    button.append(" ", tileElement(action.tile, { classes: "mini" })); // its name: "Original Call North wind"
     ui.actions.append(button);
   }
   const drawn = mine ? turn.drawn : undefined;
   if (drawn && actions.some((a) => a.type === "discard" && a.tile === drawn)) {
     const button = actionButton("discard-drawn", "Discard drawn", "D", () => act({ type: "discard", tile: drawn }));
-    button.append(tileElement(drawn, { classes: "mini" }));
+    button.append(" ", tileElement(drawn, { classes: "mini" }));
     ui.actions.append(button);
   }
   if (choosing) {
@@ -776,19 +775,15 @@ function actionButton(type, text, key, onClick) {
   button.type = "button";
   button.dataset.action = type;
   button.append(el("span", "label", text));
-  if (key) button.append(kbd(key));
+  if (key) button.append(" ", kbd(key));  // (spaces: the name read out is "Chow C1 …", not "ChowC1…")
   button.disabled = busy;
   button.addEventListener("click", onClick);
   return button;
 }
 
-/** Name a button by what it shows (its words and key hint: a name must hold the visible text) and then
- *  the tiles it is about, in words. */
-function named(button, tiles) {
-  const shown = button.textContent.replace(/\s+/g, " ").trim();
-  button.setAttribute("aria-label", `${shown} ${tiles}`);
-}
-
+/** One button per legal action of ``type``. A chow's or kong's button shows its tiles, and its name is
+ *  what it shows: its word, its key hint where one is shown, and its tiles' names ("Chow C1 2 of bamboo
+ *  3 of bamboo 4 of bamboo"), so that the name always holds the visible text. */
 function addButtons(type, text) {
   const options = legalOf(type);
   options.forEach((action, i) => {
@@ -798,12 +793,11 @@ function addButtons(type, text) {
     button.dataset.answer = JSON.stringify(action);
     if (type === "chow") {
       const turn = state.game.turn;
-      const tiles = sortTiles([...action.tiles, turn.tile]);
-      button.append(tileRow(tiles, { classes: "mini" }));
-      named(button, tiles.map(tileName).join(", "));
+      const row = tileRow(sortTiles([...action.tiles, turn.tile]), { classes: "mini" });
+      for (const tile of [...row.children].slice(1)) tile.before(" ");
+      button.append(" ", row);
     } else if (type === "kong" && action.tile) {
-      button.append(tileElement(action.tile, { classes: "mini" }));
-      named(button, `of ${tileName(action.tile)}`);
+      button.append(" ", tileElement(action.tile, { classes: "mini" }));
     }
     if (type === "win") button.classList.add("primary");
     if (choosing === type) button.classList.add("choosing");

@@ -34,7 +34,7 @@ def test_the_dealer_declares_original_call_with_a_button(live: LiveServer, new_p
     assert page.request.post(f"{live.url}/api/tables/{table_id}/start", data={"token": token}).ok
     call = page.locator("button.action-original-call")
     expect(call).to_have_count(1)
-    expect(call).to_have_attribute("aria-label", "Original Call, discarding North wind")
+    expect(call).to_have_accessible_name("Original Call North wind")
     page.screenshot(path=artifacts / "original-call-offered.png")
     call.click()
     expect(page.locator(".badge", has_text="Original Call")).to_have_count(1, timeout=10_000)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,9 +16,15 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 
+AXE = Path(__file__).parent / "node_modules" / "axe-core" / "axe.min.js"
+NAME_MISMATCH = """async () => {
+  const found = await axe.run("#actions", { runOnly: ["label-content-name-mismatch", "button-name"] });
+  return found.violations.map((v) => ({ rule: v.id, where: v.nodes.map((n) => n.html) }));
+}"""
+
 
 def test_the_title_flashes_when_a_claim_becomes_possible(live: LiveServer, new_page: Any) -> None:
-    page = new_page()
+    page = new_page(bypass_csp=True)  # (axe is injected below as the test's own script)
     create_table(page, live.url, "Ann")
     fill_with_bots_and_start(page)
     claim = page.locator("#actions button[data-action=pung], #actions button[data-action=chow]")
@@ -31,6 +38,12 @@ def test_the_title_flashes_when_a_claim_becomes_possible(live: LiveServer, new_p
         elif page.locator("#hand button.tile:not([disabled])").count():
             discard_one(page)
         page.wait_for_timeout(30)
+    # a claim button's name is what it shows (its word, key hint and tiles): axe finds no mismatch
+    assert AXE.exists(), "make test installs axe-core"
+    page.add_script_tag(path=str(AXE))
+    mismatched = page.evaluate(NAME_MISMATCH)
+    assert claim.count(), "the claim window closed before it was checked"
+    assert not mismatched, mismatched
     assert any(t.startswith("● Your turn") for t in titles)  # it flashed on her turns too
     seen = set()
     for _ in range(30):  # the title alternates every second
