@@ -116,13 +116,22 @@ def api(page: Page, url: str) -> Any:
 
 
 PUBLIC_TILES = ".discards [data-tile], .meld [data-tile], .bonus-row [data-tile], .offer [data-tile]"
-SHOWN = f"""() => ({{
-    step: document.getElementById("step-count").textContent,
-    ended: !document.getElementById("result").hidden,
-    hidden: document.querySelectorAll("#stage [data-tile]:not({PUBLIC_TILES})").length,
-    backs: document.querySelectorAll("#board .concealed .tile.back").length,
-    counts: document.querySelectorAll("#board .concealed .count").length,
-}})"""
+# Every step of the replay, from the first, as the page shows it, moving on with → (one keydown on
+# the document, as a key press gives; the page draws each step before the handler returns).
+EVERY_STEP = f"""(total) => {{
+  const steps = [];
+  for (let i = 1; i <= total; i++) {{
+    steps.push({{
+      step: document.getElementById("step-count").textContent,
+      ended: !document.getElementById("result").hidden,
+      hidden: document.querySelectorAll("#stage [data-tile]:not({PUBLIC_TILES})").length,
+      backs: document.querySelectorAll("#board .concealed .tile.back").length,
+      counts: document.querySelectorAll("#board .concealed .count").length,
+    }});
+    document.dispatchEvent(new KeyboardEvent("keydown", {{ key: "ArrowRight", bubbles: true }}));
+  }}
+  return steps;
+}}"""
 
 
 def step_through_public(page: Page, number: int, total: int) -> bool:
@@ -130,15 +139,13 @@ def step_through_public(page: Page, number: int, total: int) -> bool:
     the public ones: discards, claimed or declared sets, bonus tiles and the tile on offer; every hand
     is tile backs and a count, with no drawn tile and no waits. True if the hand ended (face up).
     """
-    for i in range(1, total + 1):
-        shown = page.evaluate(SHOWN)
+    for i, shown in enumerate(page.evaluate(EVERY_STEP, total), start=1):
         assert shown["step"] == f"Step {i} of {total}:"
         if shown["ended"]:  # a hand that is over is face up for everyone (R12.3)
             assert i == total
             return True
         assert shown["hidden"] == 0, f"hand {number}, step {i}: {shown['hidden']} tiles no spectator may see"
         assert shown["backs"] > 0 and shown["counts"] == 4
-        page.keyboard.press("ArrowRight")
     return False
 
 
