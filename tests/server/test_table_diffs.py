@@ -1,5 +1,5 @@
 """ARCHITECTURE lesson 3: every seat's diffs, applied in order from its snapshot, rebuild exactly the
-server's view for that seat after every update — checked over more than 200 bot-played hands.
+server's view for that seat after every update — checked over more than 100 bot-played hands.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from tablekit import Kit
 
 from game.policy import choose
-from server.statediff import patch
+from server.statediff import patch_in_place
 from server.tables.actor import TableActor
 from server.tables.connection import Connection
 from server.tables.messages import Act, Attach
@@ -37,7 +37,7 @@ class Mirror(Connection):
         elif message["t"] == "diff":
             if message["d"]["seq"] != self.seq:  # the table numbered it just before sending
                 self.errors.append(f"seq {message['d']['seq']} sent as {self.seq}")
-            self.state = patch(self.state, message["d"]["ops"])
+            self.state = patch_in_place(self.state, message["d"]["ops"])  # (both parsed from frames: its own)
             self.updates += 1
         if message["t"] in ("snapshot", "diff") and self.state != self.actor.state.document(self.seat):
             self.errors.append(f"seat {self.seat} diverged at version {self.actor.window}: {message}")
@@ -59,10 +59,10 @@ def _check_every_publish(actor: TableActor, mirrors: list[Mirror]) -> None:
     actor._publish = publish_and_check  # type: ignore[method-assign]
 
 
-async def test_diffs_rebuild_every_seats_view_over_200_bot_played_hands() -> None:
+async def test_diffs_rebuild_every_seats_view_over_100_bot_played_hands() -> None:
     hands = updates = 0
     seed = 0
-    while hands < 200:
+    while hands < 100:
         seed += 1
         kit = Kit()
         actor, clients = await kit.table(
@@ -91,7 +91,7 @@ async def test_diffs_rebuild_every_seats_view_over_200_bot_played_hands() -> Non
         for seat, mirror in enumerate(mirrors):
             assert mirror.errors == []
             assert mirror.state == actor.state.document(None if seat == 4 else seat)
-    assert hands >= 200 and updates > 200 * 50
+    assert hands >= 100 and updates > 100 * 50
 
 
 async def test_an_intent_is_acknowledged_inside_the_diff_it_caused() -> None:
