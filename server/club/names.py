@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import unicodedata
 
-from confusable_homoglyphs import confusables
 from precis_i18n import get_profile
 
 from server.tables.errors import TableError
@@ -56,6 +55,8 @@ def _look_alikes() -> dict[str, str]:
     """Each character that has look-alikes → the one character standing for them all (an ASCII one
     when there is one): the look-alike relation of the confusables data, with each letter's other
     case (a capital I looks like a small l, and is a small i), closed (built once, ~0.1 s)."""
+    from confusable_homoglyphs import confusables  # (its data loads on import: half a second, on first need)
+
     parent: dict[str, str] = {}
 
     def root(c: str) -> str:

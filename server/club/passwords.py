@@ -5,6 +5,7 @@ tens of milliseconds of CPU and 64 MiB, which live tables must not wait for.
 from __future__ import annotations
 
 import asyncio
+import functools
 import secrets
 import unicodedata
 
@@ -22,7 +23,13 @@ PASSWORD_MAX = 200
 _UNTYPABLE = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 
 _HASHER = PasswordHasher()
-_DUMMY = _HASHER.hash(secrets.token_urlsafe(16))  # verified against for unknown names: same work, same time
+
+
+@functools.cache
+def _dummy() -> str:
+    """A hash verified against for unknown names (same work, same time); made on first need, not at
+    import: every command and server process would otherwise pay a hash (half a second of CPU) to start."""
+    return _HASHER.hash(secrets.token_urlsafe(16))
 
 
 def check_new_password(password: object) -> str:
@@ -52,7 +59,7 @@ async def verify_password(stored: str | None, password: object) -> bool:
 
     def check() -> bool:
         try:
-            return _HASHER.verify(stored or _DUMMY, candidate) and stored is not None
+            return _HASHER.verify(stored or _dummy(), candidate) and stored is not None
         except (VerificationError, InvalidHashError):
             return False
 
