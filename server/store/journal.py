@@ -23,13 +23,11 @@ from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, ProgrammingError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
-from game.rulesets import ruleset
 from server.store.models import ActionRow, ChatRow, GameRow, HandRow, LeaseRow, PlayerRow, SeatRow
 from server.store.pg_records import write_records
 from server.store.session import make_sessions
 from server.store.writer import BATCH_CAP, GroupWriter, WriterError
 from server.tables.journal import Record, SeatRecord, StoredTable
-from server.tables.settings import TableSettings, Timers
 
 __all__ = ["SqlJournal", "StaleOwner", "action_row", "game_row", "hand_row"]
 
@@ -618,6 +616,9 @@ async def _seats(session: AsyncSession, games: list[str]) -> dict[str, list[Seat
 
 def _table(game: GameRow, seats: list[SeatRecord | None]) -> StoredTable:
     """The table of ``game`` with ``seats``, without its log or chat."""
+    from game.rulesets import ruleset  # (here: the journal's writer process imports this module, and no game)
+    from server.tables.settings import TableSettings, Timers
+
     settings = TableSettings(
         game.name, ruleset(game.ruleset, game.overrides), Timers.from_json(game.timers), game.public, game.hints
     )

@@ -12,10 +12,11 @@ import dataclasses
 import hashlib
 import secrets
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from game.deal import Event
-from server.tables.settings import TableSettings
+if TYPE_CHECKING:  # (annotations only: the journal's writer process imports this module, and no game)
+    from game.deal import Event
+    from server.tables.settings import TableSettings
 
 __all__ = [
     "WriteOutcomeUnknown",
