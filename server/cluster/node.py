@@ -18,9 +18,11 @@ that died, or one that could not renew), closes the sockets it forwards to a pro
 or no longer runs their table (1012: the browser reconnects, to whichever process runs it now), and
 tells the others which tables it runs, for the lobby list, and reads the club (members, settings)
 again, which another process may have changed. A process that cannot renew its leases
-stops touching its tables before they run out, and renews only the tables it runs, so those it let
-go run out and are taken over (by any process, itself too) once the database answers again; one
-whose write is refused as stale (a newer lease token) drops that table at once.
+stops touching its tables before they run out (a lease it has just taken holds for a lease of its
+own, renewed or not), and renews only the tables it runs, so those it let go run out and are taken
+over (by any process, itself too) once the database answers again; one whose write is refused as
+stale (a newer lease token) drops that table at once. A table runs here only while this process
+holds its lease: one let go while its takeover was reading it is not run.
 """
 
 from __future__ import annotations
@@ -153,6 +155,9 @@ class Node:
         self.renewer = Renewer(journal.engine.url.render_as_string(hide_password=False), self.id, ttl=ttl)
         self._seen: object = None  # the renewer's latest renewal the loop has acted on
         self._trouble_since: float | None = None  # (monotonic) when the loop saw the journal's trouble
+        # (monotonic) by table: a lease this process took lately holds at least until then, renewed
+        # or not (the renewer may not have renewed it yet, nor anything since its last failure)
+        self._held_until: dict[str, float] = {}
         self.prefix = prefix  # of the bus's channels and keys: `server.cluster.identity.cluster_prefix`
         self.bus = Bus(redis_url, self.id, self.prefix, on_gone=self._gone, on_down=self._bus_down, on_up=self._bus_up)
         self._rids = itertools.count(1)
@@ -247,10 +252,12 @@ class Node:
 
         :raises TableError: (503) when the lease cannot be taken.
         """
+        asked = time.monotonic()
         token = await self.leases.take(table_id)
         if token is None:
             raise TableError("server/storage", "could not take the new table's lease; try again", status=503)
         self.journal.tokens[table_id] = token
+        self._held_until[table_id] = asked + self.ttl
         self.renewer.beat(self.journal.tokens)  # renewed from now on, not from the next beat
 
     def _heed_renewals(self) -> None:
@@ -267,12 +274,23 @@ class Node:
                         log.error("cluster: table %s is no longer this process's; it stops here", table_id)
                         self._drop(table_id)
         # A renewal that fails, or a renewer that died: the leases may run out; stop touching the
-        # tables a tick before (a renewal stuck on a silent database fails within 2 ticks).
+        # tables a tick before (a renewal stuck on a silent database fails within 2 ticks). A lease
+        # taken since (a takeover as the database came back, before the renewer's next renewal)
+        # holds for a lease from its taking: it is let go only once that may run out too.
         stuck = (last is not None and last.failed) or not self.renewer.alive
-        if stuck and self.journal.tokens and (good is None or now >= good.until - self.tick):
-            log.error("cluster: the leases could not be renewed in time; this process lets its tables go")
-            for table_id in list(self.journal.tokens):
-                self._drop(table_id)
+        if stuck and self.journal.tokens:
+            renewed = -math.inf if good is None else good.until
+            due = [
+                table_id
+                for table_id in self.journal.tokens
+                if now >= max(renewed, self._held_until.get(table_id, -math.inf)) - self.tick
+            ]
+            if due:
+                log.error("cluster: the leases could not be renewed in time; this process lets its tables go")
+                for table_id in due:
+                    self._drop(table_id)
+        for table_id in [t for t, until in self._held_until.items() if until <= now]:
+            del self._held_until[table_id]  # held by the renewals alone from now on
         if self.journal.trouble is None:
             self._trouble_since = None
         elif self._trouble_since is None:
@@ -288,6 +306,7 @@ class Node:
         now, rather than being renewed for as long as this process lives (`Elsewhere.let_go`)."""
         for table_id in table_ids:
             self.journal.tokens.pop(table_id, None)
+            self._held_until.pop(table_id, None)
         self.renewer.beat(self.journal.tokens)
         await self.leases.release(table_ids)
 
@@ -299,6 +318,7 @@ class Node:
     def _drop(self, table_id: str) -> None:
         """Stop running ``table_id`` here at once, writing nothing more; its sockets close with 1012."""
         self.journal.tokens.pop(table_id, None)
+        self._held_until.pop(table_id, None)
         self.renewer.beat(self.journal.tokens)  # renewed no more from now on
         actor = self.lobby.tables.pop(table_id, None)
         if actor is not None:
@@ -327,25 +347,33 @@ class Node:
             raise failed[0]
 
     async def _take(self, table_id: str, taking: asyncio.Semaphore, left: list[int]) -> None:
-        """Take over ``table_id`` (nobody held it) and run it here, unless another process was quicker
-        or ``left[0]`` more tables are not wanted."""
+        """Take over ``table_id`` (nobody held it) and run it here, unless another process was quicker,
+        ``left[0]`` more tables are not wanted, or it was let go while its log was read (`_drop`: the
+        leases could not be renewed, or a write was refused as stale): it never runs here without
+        its lease, whose token fences its writes and which the renewer renews."""
         async with taking:
             if left[0] <= 0 or table_id in self.lobby.tables or not self.lobby.accepting:
                 return
             left[0] -= 1
+            asked = time.monotonic()
             token = await self.leases.take(table_id)
             if token is None:
                 left[0] += 1
                 return  # another process took it first
             self.journal.tokens[table_id] = token
+            self._held_until[table_id] = asked + self.ttl
             self.renewer.beat(self.journal.tokens)
             try:
                 stored = await self.journal.load(table_id)
             except Exception:  # (a lock on its rows, the database gone): let it go, to be taken again
                 self.journal.tokens.pop(table_id, None)
+                self._held_until.pop(table_id, None)
                 with contextlib.suppress(Exception):
                     await self.leases.release([table_id])  # else it runs out: it is no longer renewed
                 raise
+        if self.journal.tokens.get(table_id) != token:  # let go meanwhile: its lease runs out, or is another's
+            log.warning("cluster: table %s was let go while it was being taken over; it does not run here", table_id)
+            return
         if stored is None or not self.lobby.revive(stored):
             return  # held, so that nobody loops on it; it stays stored but closed (as on a restart)
         metrics.TAKEN_OVER.inc()
