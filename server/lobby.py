@@ -70,6 +70,10 @@ class Elsewhere(Protocol):
         :raises TableError: when another process holds it.
         """
 
+    def holds(self, table_id: str) -> bool:
+        """Whether this process still holds the table ``table_id`` it claimed: it may have let it go
+        since (its leases could not be renewed in time, or another process took it over)."""
+
     async def call(self, table_id: str, op: str, args: dict[str, object]) -> object:
         """Have the process running ``table_id`` do ``op`` (`Lobby.serve_call`) and answer.
 
@@ -198,6 +202,8 @@ class Lobby:
             raise TableError(
                 "server/storage", "the server could not save the new table; try again", status=503
             ) from None
+        if self.elsewhere is not None and not self.elsewhere.holds(table_id):  # let go while it was stored
+            raise TableError("server/storage", "the server could not keep the new table; try again", status=503)
         actor.start()
         self.tables[table_id] = actor
         return actor
@@ -314,7 +320,8 @@ class Lobby:
         except BaseException:
             await self._let_go([table_id])
             raise
-        if stored is None or stored.status != "adjourned" or not self.revive(stored):
+        held = self.elsewhere is None or self.elsewhere.holds(table_id)  # (not let go while it was read)
+        if stored is None or stored.status != "adjourned" or not held or not self.revive(stored):
             await self._let_go([table_id])
             return None
         log.info("table %s was adjourned; brought back from its journal", table_id, extra={"table": table_id})

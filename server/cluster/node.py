@@ -260,6 +260,10 @@ class Node:
         self._held_until[table_id] = asked + self.ttl
         self.renewer.beat(self.journal.tokens)  # renewed from now on, not from the next beat
 
+    def holds(self, table_id: str) -> bool:
+        """`Elsewhere.holds`: whether this process holds the lease of ``table_id`` (its writes carry its token)."""
+        return table_id in self.journal.tokens
+
     def _heed_renewals(self) -> None:
         """Act on what the renewer found: drop the tables another process took, and every table once
         the leases could not be renewed for nearly a lease (before they run out); the database

@@ -1,6 +1,7 @@
 """A process's takeover of a table (server/cluster/node.py) while its renewer has not renewed yet (the
-database has just come back, or the renewer died): the table runs here only with its lease, and a
-lease just taken is not let go as if it were about to run out. On PostgreSQL, skipped where it does
+database has just come back, or the renewer died), or its lobby's claim of a table it brings back or
+makes: the table runs here only with its lease, and a lease just taken is not let go as if it were
+about to run out. On PostgreSQL, skipped where it does
 not answer on 127.0.0.1 (CI has one); the node is not started (no Redis, no ticks): the test drives
 its steps.
 """
@@ -14,10 +15,12 @@ from pathlib import Path
 import pytest
 from dbkit import REDIS, journal_on
 from tablekit import Kit
+from test_table_adjourned import adjourned_bot_game
 
 from server.cluster.node import Node
 from server.cluster.renewer import Renewal
 from server.store.journal import SqlJournal
+from server.tables.errors import TableError
 from server.tables.journal import StoredTable
 from server.ws import SocketConfig
 
@@ -105,6 +108,43 @@ async def test_a_lease_just_taken_is_not_let_go_for_renewals_that_failed_before_
             node._held_until = {t: taken_at + node.ttl for t in tables}
             node._heed_renewals()
             assert taker.tokens == {} and node.lobby.tables == {}
+        finally:
+            await node.lobby.close()
+            await taker.close()
+
+
+async def test_a_table_let_go_while_the_lobby_brings_it_back_or_stores_it_does_not_run_here(tmp_path: Path) -> None:
+    async with journal_on("postgresql", tmp_path) as (journal, _engine):
+        adjourned, _ = await adjourned_bot_game(Kit(journal))
+        taker = SqlJournal(journal.engine)
+        node = _node(taker)
+        node.lobby.elsewhere = node
+        try:
+            go = _slow_load(taker)  # opened: claimed, then read
+            finding = asyncio.create_task(node.lobby.find(adjourned))
+            while adjourned not in taker.tokens:
+                await asyncio.sleep(0.01)
+            node._stale(adjourned)  # let go while it is read
+            go.set()
+            assert await finding is None
+            assert node.lobby.local(adjourned) is None and adjourned not in taker.tokens
+
+            created, stored = taker.table_created, asyncio.Event()
+
+            async def slow_created(table: StoredTable) -> None:
+                await created(table)
+                stored.set()
+                await asyncio.sleep(0.2)
+
+            taker.table_created = slow_created  # type: ignore[method-assign]
+            creating = asyncio.create_task(node.lobby.create({"name": "T", "player": "Ann"}))
+            await stored.wait()
+            (new,) = taker.tokens
+            node._stale(new)  # let go while it is stored
+            with pytest.raises(TableError) as refused:
+                await creating
+            assert refused.value.status == 503
+            assert node.lobby.tables == {} and taker.tokens == {}
         finally:
             await node.lobby.close()
             await taker.close()

@@ -31,6 +31,9 @@ class Cluster:
     async def claim(self, table_id: str) -> None:
         pass
 
+    def holds(self, table_id: str) -> bool:
+        return True
+
     async def call(self, table_id: str, op: str, args: dict[str, object]) -> object:
         raise TableError("table/not_found", "no such table", status=404)
 
