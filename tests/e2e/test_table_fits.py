@@ -55,6 +55,21 @@ ON_SCREEN = """(el) => {
   return r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth
     && !!hit && (hit === el || el.contains(hit));
 }"""
+WHERE = """(el) => {
+  const r = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return `at ${[r.left, r.top, r.right, r.bottom].map(Math.round)} in ${innerWidth}×${innerHeight}, `
+    + `under ${hit ? hit.outerHTML.slice(0, 100) : "nothing"}`;
+}"""
+
+
+def assert_on_screen(page: Page, what: str, locator: Any) -> None:
+    """``locator`` is on the screen with nothing over it, once the page has settled (a second)."""
+    deadline = time.monotonic() + 1.0
+    while not page.evaluate(ON_SCREEN, locator.element_handle()):
+        where = page.evaluate(WHERE, locator.element_handle())
+        assert time.monotonic() < deadline, f"{what} is not on the screen: {where}"
+        page.wait_for_timeout(50)
 
 
 def seat_page(
@@ -114,13 +129,13 @@ def test_a_hand_fits_the_screen_at_every_moment(live: LiveServer, new_page: Any,
     # the end of the hand: a sheet over the table, its button on the screen, nothing scrolls
     ready = result.locator("button[data-action=ready]")
     expect(ready).to_be_visible()
-    assert page.evaluate(ON_SCREEN, ready.element_handle()), "Next hand is not on the screen"
+    assert_on_screen(page, "Next hand", ready)
     scroll = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
     assert scroll[0] <= width and scroll[1] <= height, scroll
     # the details fold out inside the sheet, and Next hand stays on the screen
     for summary in result.locator("details.more > summary").all():
         summary.click()
-    assert page.evaluate(ON_SCREEN, ready.element_handle()), "Next hand left the screen when the details opened"
+    assert_on_screen(page, "Next hand, with the details open,", ready)
     ready.click()
     expect(result).to_be_hidden()
     expect(discard.first).to_be_visible()
