@@ -7,9 +7,10 @@ Skipped where PostgreSQL or Redis does not answer on 127.0.0.1 (CI has both).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,25 @@ async def _until(predicate: Callable[[], bool], what: str, timeout: float = 15.0
         await asyncio.sleep(0.05)
 
 
+@contextlib.asynccontextmanager
+async def _forwarded(tmp_path: Path) -> AsyncIterator[tuple[TcpProxy, LiveServer, LiveServer, str, str, LiveClient]]:
+    """Two processes whose Redis is behind the test's proxy, a table on the first, and a socket at it
+    through the second (forwarded over Redis) that has played two moves: (proxy, one, two, table,
+    token, that socket)."""
+    await redis_or_skip()
+    port = int(REDIS.rsplit(":", 1)[1].split("/")[0])
+    async with fresh_database("postgresql", tmp_path) as url, TcpProxy("127.0.0.1", port) as proxy:
+        redis = f"redis://{proxy.url_part}/0"
+        async with (
+            club_server(url, mode="open", redis=redis) as one,
+            club_server(url, mode="open", redis=redis) as two,
+        ):
+            table, token = await started_table(one)
+            client = await two.attach(table, token)  # forwarded to `one`, over Redis
+            await plays(client, 2)
+            yield proxy, one, two, table, token, client
+
+
 async def _attach_again(live: LiveServer, table: str, token: str) -> LiveClient:
     """A socket at ``table`` through ``live``, as a page reconnects: again until it gets its snapshot."""
     deadline = time.monotonic() + 15
@@ -46,26 +66,16 @@ async def _attach_again(live: LiveServer, table: str, token: str) -> LiveClient:
 async def test_a_redis_outage_logs_once_as_it_starts_and_once_as_it_ends_and_forwarding_works_after(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    await redis_or_skip()
-    port = int(REDIS.rsplit(":", 1)[1].split("/")[0])
-    async with fresh_database("postgresql", tmp_path) as url, TcpProxy("127.0.0.1", port) as proxy:
-        redis = f"redis://{proxy.url_part}/0"
-        async with (
-            club_server(url, mode="open", redis=redis) as one,
-            club_server(url, mode="open", redis=redis) as two,
-        ):
-            table, token = await started_table(one)
-            client = await two.attach(table, token)  # forwarded to `one`, over Redis
-            await plays(client, 2)
-            caplog.clear()
-            with caplog.at_level(logging.INFO):
-                proxy.cut()
-                assert await client.closed() == 1012  # its page reconnects
-                await _until(lambda: proxy.refused >= 6, "the processes to try Redis a few times")
-                proxy.mend()
-                await _until(lambda: len([r for r in caplog.records if r.getMessage().startswith(BACK)]) == 2, BACK)
-                await plays(await _attach_again(two, table, token), 3)  # forwarded again
-                records = list(caplog.records)
+    async with _forwarded(tmp_path) as (proxy, one, two, table, token, client):
+        caplog.clear()
+        with caplog.at_level(logging.INFO):
+            proxy.cut()
+            assert await client.closed() == 1012  # its page reconnects
+            await _until(lambda: proxy.refused >= 6, "the processes to try Redis a few times")
+            proxy.mend()
+            await _until(lambda: len([r for r in caplog.records if r.getMessage().startswith(BACK)]) == 2, BACK)
+            await plays(await _attach_again(two, table, token), 3)  # forwarded again
+            records = list(caplog.records)
 
     lost = [r for r in records if r.getMessage().startswith(LOST)]
     back = [r for r in records if r.getMessage().startswith(BACK)]
@@ -79,30 +89,20 @@ async def test_a_redis_outage_logs_once_as_it_starts_and_once_as_it_ends_and_for
 async def test_after_a_redis_partition_a_forwarded_socket_is_closed_with_1012_and_plays_again_after(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    await redis_or_skip()
-    port = int(REDIS.rsplit(":", 1)[1].split("/")[0])
-    async with fresh_database("postgresql", tmp_path) as url, TcpProxy("127.0.0.1", port) as proxy:
-        redis = f"redis://{proxy.url_part}/0"
-        async with (
-            club_server(url, mode="open", redis=redis) as one,
-            club_server(url, mode="open", redis=redis) as two,
-        ):
-            table, token = await started_table(one)
-            client = await two.attach(table, token)  # forwarded to `one`, over Redis
-            await plays(client, 2)
-            with caplog.at_level(logging.INFO):
-                proxy.black_hole(drop=True)  # a partition: nothing crosses, nothing is closed
-                move = hurried_move(client)
-                if move is not None:  # an intent sent into the partition gets no answer; the socket
-                    await client.send("act", {"action": move, "window": client.state["clock"]["window"]}, 99)
-                await client.wait_for(lambda: client.close_code is not None, "the socket to close", timeout=15)
-                assert client.close_code == 1012  # ... is closed, so that its page reconnects
-                buses = [live.app.state.forwarding.bus for live in (one, two)]
-                await _until(lambda: all(bus.down_since is not None for bus in buses), "both processes to notice")
-                proxy.mend()
-                await _until(lambda: all(bus.down_since is None for bus in buses), "both to reach Redis again")
-                await plays(await _attach_again(two, table, token), 3)  # forwarded again
-                said = [r.getMessage() for r in caplog.records if r.name == "sparrow.cluster"]
+    async with _forwarded(tmp_path) as (proxy, one, two, table, token, client):
+        with caplog.at_level(logging.INFO):
+            proxy.black_hole(drop=True)  # a partition: nothing crosses, nothing is closed
+            move = hurried_move(client)
+            if move is not None:  # an intent sent into the partition gets no answer; the socket
+                await client.send("act", {"action": move, "window": client.state["clock"]["window"]}, 99)
+            await client.wait_for(lambda: client.close_code is not None, "the socket to close", timeout=15)
+            assert client.close_code == 1012  # ... is closed, so that its page reconnects
+            buses = [live.app.state.forwarding.bus for live in (one, two)]
+            await _until(lambda: all(bus.down_since is not None for bus in buses), "both processes to notice")
+            proxy.mend()
+            await _until(lambda: all(bus.down_since is None for bus in buses), "both to reach Redis again")
+            await plays(await _attach_again(two, table, token), 3)  # forwarded again
+            said = [r.getMessage() for r in caplog.records if r.name == "sparrow.cluster"]
     # One line each way per process (what was begun in the partition and fails after it says nothing).
     assert sorted(line.split(" (")[0] for line in said) == sorted([BACK, BACK, LOST, LOST]), said
 
