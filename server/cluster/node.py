@@ -338,7 +338,15 @@ class Node:
         # A process whose leases ran out is not renewing (hung, or cut off), though it may still be
         # listening on the bus: it takes no share of the work.
         stalled = {owner for _, owner in found}
-        members = max(1, len(set(await self.bus.members()) - stalled))
+        # Redis out of reach: leases need no Redis (each table moves once), so this process takes its
+        # share as if alone, the database's answers telling which are still free.
+        members = 1
+        if self.bus.down_since is None:
+            asked = time.monotonic()
+            try:
+                members = max(1, len(set(await self.bus.members()) - stalled))
+            except RedisError as exc:  # logged once by the bus, until Redis is back
+                self.bus.trouble(exc, asked)
         orphans = [table_id for table_id, _ in found]
         share = min(math.ceil(len(orphans) / members), TAKEN_PER_TICK)  # survivors split the work
         # A few at once, so that the database's answers overlap; each restore is a step of its own,

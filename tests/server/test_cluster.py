@@ -161,12 +161,12 @@ class _Player:
 
 
 @contextlib.asynccontextmanager
-async def _cluster(tmp_path: Path, count: int) -> AsyncIterator[tuple[str, list[ServerProcess]]]:
+async def _cluster(tmp_path: Path, count: int, redis: str = REDIS) -> AsyncIterator[tuple[str, list[ServerProcess]]]:
     await redis_or_skip()
     async with fresh_database("postgresql", tmp_path) as url:
         servers = [ServerProcess(url, free_port(), tmp_path, log=f"server{i}.log") for i in range(count)]
         try:
-            await asyncio.gather(*(s.start("--redis", REDIS) for s in servers))
+            await asyncio.gather(*(s.start("--redis", redis) for s in servers))
             yield url, servers
         finally:
             for server in servers:

@@ -1,9 +1,9 @@
 """Several server processes on one PostgreSQL database (server/cluster) when the database's sessions
 misbehave: a process hung inside a transaction, holding its lease rows, cannot keep its tables from
-the others; a row locked by anyone delays the takeover of that table only; after the database was
-out of reach, every table plays again. Every acknowledged action is stored, each table's log has no
-gap. Skipped where PostgreSQL or Redis does not answer on
-127.0.0.1 (CI has both).
+the others; one killed while Redis is out of reach leaves its tables to the others all the same; a
+row locked by anyone delays the takeover of that table only; after the database was out of reach,
+every table plays again. Every acknowledged action is stored, each table's log has no gap. Skipped
+where PostgreSQL or Redis does not answer on 127.0.0.1 (CI has both).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import httpx
 import pytest
 from clubkit import club_server
 from dbkit import PG_ADMIN, REDIS, fresh_database, redis_or_skip
+from proxykit import TcpProxy
 from sqlalchemy import text
 from test_cluster import TIMERS, _cluster, _each_plays, _human_actions, _Player, _wait
 
@@ -236,3 +237,37 @@ async def test_a_process_left_with_no_table_says_it_is_healthy_once_the_database
             while (await live.http.get("/healthz")).status_code != 200:
                 await asyncio.sleep(0.1)
         assert live.app.state.lobby.journal.trouble is None
+
+
+async def test_a_process_killed_while_redis_is_out_of_reach_leaves_its_tables_to_the_others(tmp_path: Path) -> None:
+    # Redis only shares a takeover out among the processes; the leases are the database's.
+    await redis_or_skip()
+    async with TcpProxy("127.0.0.1", int(REDIS.rsplit(":", 1)[1].split("/")[0])) as proxy:
+        async with _cluster(tmp_path, 2, redis=f"redis://{proxy.url_part}/0") as (url, (dead, survivor)):
+            async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+                made = await _tables_on(http, dead.port, 3) + await _tables_on(http, survivor.port, 1)
+            # Every page through the survivor: those at the dead process's tables are forwarded to it
+            # until Redis goes (1012), then refused until the survivor runs those tables itself.
+            players = [_Player(table, token, [survivor.port]) for table, token in made]
+            tasks = [asyncio.create_task(p.play()) for p in players]
+            try:
+                await _wait(lambda: all(p.acked >= 2 for p in players), "every table to play", 60)
+                proxy.cut()
+                assert dead.signal(signal.SIGKILL) == -signal.SIGKILL
+                killed_at, at_kill = time.monotonic(), {p.table: p.acked for p in players}
+                try:
+                    await _wait(lambda: all(p.acked >= at_kill[p.table] + 2 for p in players), "every table", TAKEOVER)
+                except AssertionError as exc:
+                    behind = [(p.table, p.acked, p.doing) for p in players if p.acked < at_kill[p.table] + 2]
+                    raise AssertionError(f"{exc}: {behind}") from None
+                assert proxy.mode == "cut"  # (Redis out of reach all along)
+                back = max(_resumed(players, killed_at).values())
+            finally:
+                for p in players:
+                    p.stop = True
+                await asyncio.gather(*tasks, return_exceptions=True)
+            stored = await _human_actions(url)
+            for p in players:
+                assert p.acked <= stored.get(p.table, 0) <= p.acked + p.unanswered, (p.table, p.acked, p.unanswered)
+            await _gapless(url)
+    print(f"\na process killed with Redis out of reach: every table played again within {back:.1f} s of the kill")
