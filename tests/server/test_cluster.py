@@ -211,6 +211,13 @@ async def _human_actions(url: str) -> dict[str, int]:
         await engine.dispose()
 
 
+async def _stored_as_acknowledged(url: str, players: list[_Player]) -> None:
+    """Every action a player saw acknowledged is stored; besides, at most those left unanswered."""
+    stored = await _human_actions(url)
+    for p in players:
+        assert p.acked <= stored.get(p.table, 0) <= p.acked + p.unanswered, (p.table, p.acked, p.unanswered)
+
+
 async def test_three_processes_one_killed_every_table_resumes_elsewhere_with_nothing_acknowledged_lost(
     tmp_path: Path,
 ) -> None:
@@ -253,9 +260,7 @@ async def test_three_processes_one_killed_every_table_resumes_elsewhere_with_not
                 p.stop = True
             await asyncio.gather(*tasks, return_exceptions=True)
 
-        stored = await _human_actions(url)
-        for p in players:  # every acknowledged action is stored; besides, at most those unanswered
-            assert p.acked <= stored.get(p.table, 0) <= p.acked + p.unanswered, (p.table, p.acked, p.unanswered)
+        await _stored_as_acknowledged(url, players)
         async with httpx.AsyncClient(trust_env=False) as http:
             health = [(await http.get(f"http://127.0.0.1:{port}/healthz")).json() for port in survivors]
         assert sum(h["cluster"]["tables_here"] for h in health) == 30

@@ -20,7 +20,7 @@ from clubkit import club_server
 from dbkit import PG_ADMIN, REDIS, fresh_database, redis_or_skip
 from proxykit import TcpProxy
 from sqlalchemy import text
-from test_cluster import TIMERS, _cluster, _each_plays, _human_actions, _Player, _wait
+from test_cluster import TIMERS, _cluster, _each_plays, _Player, _stored_as_acknowledged, _wait
 
 from server.cluster.leases import TTL
 from server.store.session import make_engine, postgresql_options
@@ -121,9 +121,7 @@ async def test_a_process_hung_inside_a_transaction_holds_no_table_hostage(tmp_pa
             await asyncio.gather(*tasks, return_exceptions=True)
             await outsider.close()
             its_own.terminate()
-        stored = await _human_actions(url)
-        for p in players:  # every acknowledged action is stored; besides, at most those unanswered
-            assert p.acked <= stored.get(p.table, 0) <= p.acked + p.unanswered, (p.table, p.acked, p.unanswered)
+        await _stored_as_acknowledged(url, players)
         await _gapless(url)
         print(
             f"\none process of 2 stopped inside a transaction: its 5 free tables played again within "
@@ -180,9 +178,7 @@ async def test_after_the_database_was_out_of_reach_every_table_plays_again_in_ev
             for p in players:
                 p.stop = True
             await asyncio.gather(*tasks, return_exceptions=True)
-        stored = await _human_actions(url)
-        for p in players:
-            assert p.acked <= stored.get(p.table, 0) <= p.acked + p.unanswered, (p.table, p.acked, p.unanswered)
+        await _stored_as_acknowledged(url, players)
         await _gapless(url)
     print(
         f"\n2 processes, the database out of reach {OUTAGE:g} s: every table played again within "
@@ -217,9 +213,7 @@ async def test_a_takeover_that_cannot_read_a_table_lets_it_go_and_takes_it_again
                 p.stop = True
             await asyncio.gather(*tasks, return_exceptions=True)
             await outsider.close()
-        stored = await _human_actions(url)
-        for p in players:
-            assert p.acked <= stored.get(p.table, 0) <= p.acked + p.unanswered, (p.table, p.acked, p.unanswered)
+        await _stored_as_acknowledged(url, players)
         await _gapless(url)
     print(f"\na takeover blocked by a table lock: every table played again within {back:.1f} s of the lock's end")
 
@@ -266,8 +260,6 @@ async def test_a_process_killed_while_redis_is_out_of_reach_leaves_its_tables_to
                 for p in players:
                     p.stop = True
                 await asyncio.gather(*tasks, return_exceptions=True)
-            stored = await _human_actions(url)
-            for p in players:
-                assert p.acked <= stored.get(p.table, 0) <= p.acked + p.unanswered, (p.table, p.acked, p.unanswered)
+            await _stored_as_acknowledged(url, players)
             await _gapless(url)
     print(f"\na process killed with Redis out of reach: every table played again within {back:.1f} s of the kill")
