@@ -18,13 +18,22 @@ from game.view import view
 
 
 def create_table(
-    page: Page, base_url: str, player: str, *, table_name: str = "Test table", bot_delay: float = 0.05
+    page: Page,
+    base_url: str,
+    player: str,
+    *,
+    table_name: str = "Test table",
+    bot_delay: float = 0.05,
+    fair_pause: bool = True,
 ) -> str:
-    """Create a table from the lobby page as ``player``; the page ends on the table. Returns its id."""
+    """Create a table from the lobby page as ``player``; the page ends on the table. Returns its id.
+    ``fair_pause`` False unticks the fair pause (R6.9), for a test that only waits through it."""
     page.goto(base_url + "/")
     page.fill("#player-name", player)
     page.fill("#create-form input[name=name]", table_name)
     page.fill("#create-form input[name=bot_delay]", str(bot_delay))
+    if not fair_pause:
+        page.get_by_label("Fair pause").uncheck()
     page.click("#create-form button[type=submit]")
     page.wait_for_url("**/t/*")
     expect(page.locator("#seat-list li.taken")).to_have_count(1)

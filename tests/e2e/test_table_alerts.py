@@ -25,7 +25,7 @@ NAME_MISMATCH = """async () => {
 
 def test_the_title_flashes_when_a_claim_becomes_possible(live: LiveServer, new_page: Any) -> None:
     page = new_page(bypass_csp=True)  # (axe is injected below as the test's own script)
-    create_table(page, live.url, "Ann")
+    create_table(page, live.url, "Ann", fair_pause=False)  # (no 1.5 s wait after each discard)
     fill_with_bots_and_start(page)
     claim = page.locator("#actions button[data-action=pung], #actions button[data-action=chow]")
     titles: set[str] = set()
