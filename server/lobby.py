@@ -186,8 +186,7 @@ class Lobby:
         """
         if not self.accepting:
             raise TableError("server/shutting_down", "the server is restarting; try again in a moment", status=503)
-        if len(self.tables) >= self.max_tables:
-            raise TableError("server/full", "this server has as many tables as it can run", status=503)
+        await self._room()
         table_id = new_table_id()
         actor = TableActor(table_id, settings, clock=self.clock, journal=self.journal, seed=seed, bot=self.bot)
         stored = StoredTable(table_id, settings, actor.seed, actor.created)
@@ -315,8 +314,8 @@ class Lobby:
         try:
             # Read once the lease is held: until then another process might still have changed it.
             stored = await self.journal.load(table_id)
-            if stored is not None and stored.status == "adjourned" and len(self.tables) >= self.max_tables:
-                raise TableError("server/full", "this server has as many tables as it can run", status=503)
+            if stored is not None and stored.status == "adjourned":
+                await self._room()
         except BaseException:
             await self._let_go([table_id])
             raise
@@ -494,11 +493,56 @@ class Lobby:
         await self._let_go(gone)
         return gone
 
-    async def _put_away(self, actor: TableActor) -> bool:
+    async def _room(self) -> None:
+        """Make room for one more table when the server runs as many as it may (`max_tables`), by
+        letting tables nobody is at leave memory before their time, with nothing lost (`_make_room`).
+
+        :raises TableError: (503) when every table has someone at it, or is waiting for players.
+        """
+        while len(self.tables) >= self.max_tables:
+            if not await self._make_room():
+                raise TableError("server/full", "this server has as many tables as it can run", status=503)
+
+    async def _make_room(self) -> bool:
+        """Let one table nobody is at leave memory, the one that has waited longest of the first kind
+        there is: an adjourned one (stored as adjourned, as `retire` puts it away); a finished one (its
+        game stays in the history); a game paused because nobody is at it (adjourned first, as a day of
+        that pause would adjourn it: opening it brings it back from its journal and it plays on). A
+        table waiting for players is left alone (`MAX_WAITING` bounds those). False when none could go.
+        """
+        ranked: list[tuple[int, float, TableActor]] = []
+        for actor in self.tables.values():
+            for rank, since in enumerate((actor.dormant_since, actor.quiet_since, actor.deserted_since)):
+                if since is not None:
+                    ranked.append((rank, since, actor))
+                    break
+        ranked.sort(key=lambda r: r[:2])
+        for rank, since, actor in ranked[:5]:  # (one may have been opened, or closed, meanwhile)
+            if self.tables.get(actor.id) is not actor:
+                continue
+            if rank == 1:
+                try:
+                    await self._stop_here(actor)
+                except Exception:  # not marked stopped: restored on the next start, it goes again then
+                    log.exception("table %s could not be marked stopped", actor.id, extra={"table": actor.id})
+            elif not await self._put_away(actor, paused=True):
+                continue
+            log.info(
+                "the server is full: table %s, nobody at it for %.0f s, left memory to make room",
+                actor.id,
+                self.clock.now() - since,
+                extra={"table": actor.id},
+            )
+            await self._let_go([actor.id])
+            return True
+        return False
+
+    async def _put_away(self, actor: TableActor, paused: bool = False) -> bool:
         """Let the adjourned ``actor`` leave memory if nobody came meanwhile (it is stored as adjourned
-        first); its lease (several processes) is the caller's to let go."""
+        first; with ``paused``, a game paused because nobody is at it is adjourned first); its lease
+        (several processes) is the caller's to let go."""
         try:
-            gone = await actor.ask(PutAway())
+            gone = await actor.ask(PutAway(paused=paused))
         except TableError:
             return False  # it closed for another reason meanwhile, or its journal cannot be read now
         if gone is not True or self.tables.get(actor.id) is not actor:

@@ -467,8 +467,8 @@ class TableActor(Seating, Presence):
                 return self._plan_rematch(token, member)
             case AdjournNow():
                 return await self._adjourn_now()
-            case PutAway():
-                return await self._put_away()
+            case PutAway(paused=paused):
+                return await self._put_away(paused)
             case Attach(conn, token, member):
                 if self.status == "adjourned":
                     await self._resume_stored()

@@ -115,8 +115,10 @@ class AdjournNow:
 @dataclass(frozen=True, slots=True)
 class PutAway:
     """The lobby lets an adjourned table nobody is at leave memory: the table, if it still is one,
-    makes sure its journal says so and closes (answer: True), or stays (False)."""
+    makes sure its journal says so and closes (answer: True), or stays (False). With ``paused``, a game
+    paused because nobody is at it is adjourned first (the lobby makes room so when it is full)."""
 
+    paused: bool = False
     reply: asyncio.Future[object] = field(default_factory=_future)
 
 

@@ -145,10 +145,14 @@ class Presence(TableParts):
         except WriteOutcomeUnknown:  # either way the table stays adjourned; `_put_away` says so again
             raise TableError("server/storage", "the server could not save that; try again", status=503) from None
 
-    async def _put_away(self) -> bool:
+    async def _put_away(self, paused: bool = False) -> bool:
         """The lobby lets the table leave memory if it is adjourned and nobody is at it: its journal
         says adjourned (again: a resumption whose write's outcome was unknown may have landed), then
-        it closes. False when it stays (someone came, or the journal cannot be written now)."""
+        it closes. False when it stays (someone came, or the journal cannot be written now). With
+        ``paused``, a game paused because nobody is at it (`deserted_since`) is adjourned first, as a
+        day of that pause would adjourn it."""
+        if paused and self.deserted_since is not None and self.paused_since is not None:
+            await self._adjourn(self.paused_since)
         if self.status != "adjourned" or self._people_here():
             return False
         try:
@@ -165,6 +169,14 @@ class Presence(TableParts):
         if self.status != "adjourned" or self.paused_since is None or self._people_here():
             return None
         return max(self.paused_since, self._left_at)
+
+    @property
+    def deserted_since(self) -> float | None:
+        """Since when the game has been paused because nobody is at it (`_deserted`; None while it is
+        not, or once it is adjourned): it is adjourned a day later, or sooner when the lobby is full."""
+        if self.status != "playing" or self.paused_since is None or self._people_here():
+            return None
+        return self.paused_since
 
     def _someone_here(self) -> None:
         """Someone connected: the table goes on (with fresh clocks) if it was paused."""
