@@ -5,8 +5,11 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
+
 from game import ActionType, Game, GamePhase, Rules, Tile, parse_tiles, view
 from game.policy import choose
+from game.rulesets import RULESETS
 from game.view import ViewCache, views
 
 _TILE_FIELDS = {"concealed", "tiles", "tile", "drawn", "claimed", "bonus"}
@@ -53,6 +56,8 @@ def _check(game: Game, seed: str) -> None:
     public_discards = [d.to_json() for d in game.deal.discards]
     for seat in (0, 1, 2, 3, None):
         v = view(game, seat)
+        for d in v["discards"]:  # who threw what, who took it, and the Dangerous Game's public mark
+            assert set(d) <= {"seat", "tile", "claimed_by", "danger"}, d
         texts = _tile_texts(v, [])
         assert not any(seed in t for t in texts), "the seed left the server"
         for other in range(4):
@@ -63,28 +68,37 @@ def _check(game: Game, seed: str) -> None:
         assert shown == _entitled(game, seat), f"seat {seat} is shown {sorted(shown - _entitled(game, seat))} extra"
 
 
-def test_no_view_leaks_hidden_tiles_over_250_random_hands() -> None:
+@pytest.mark.parametrize(
+    "name, count",
+    [("classical", 250), ("dmjl", 40), ("bmja", 20)],
+)
+def test_no_view_leaks_hidden_tiles_over_random_hands(name: str, count: int) -> None:
+    """Under `dmjl` and `bmja` too: there a discard carries the Dangerous Game's mark (R11.6), and
+    whether its discarder had a choice stays secret until the hand ends."""
     rng = random.Random(2024)
     hands = 0
     game_no = 0
-    while hands < 250:
+    dangerous = 0
+    while hands < count:
         seed = f"secret-seed-{game_no}-x9"
-        game = Game(Rules(game_length="east"), seed=seed)
+        game = Game(RULESETS[name].with_overrides({"game_length": "east"}), seed=seed)
         game_no += 1
-        while game.phase is not GamePhase.OVER and hands < 250:
+        while game.phase is not GamePhase.OVER and hands < count:
             if game.phase is GamePhase.BETWEEN:
                 for seat in range(4):
                     game.apply(seat, {"type": "ready"})
                 continue
             if rng.random() < 0.5:  # (every step of half as many hands checked less of what play reaches)
                 _check(game, seed)
+                dangerous += sum(1 for d in game.deal.discards if d.danger is not None)
             seat = rng.choice(game.to_act())
             # half the deals played by the policy (realistic), half at random (odd corners)
             action = choose(game, seat) if hands % 2 else rng.choice(game.legal_actions(seat))
             game.apply(seat, action)
             if game.phase is not GamePhase.DEAL:
                 hands += 1
-    assert hands == 250
+    assert hands == count
+    assert (dangerous > 0) == RULESETS[name].dangerous_game  # the marks were there to be checked
 
 
 def test_views_built_together_equal_each_seats_own_view() -> None:
