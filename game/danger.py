@@ -15,6 +15,7 @@ discard in order, the wall count and this seat's own tiles. Nothing looks at a c
   opponent's exposed sets concentrate on (a flush, R9) is more dangerous, the other suits less.
 - Pao (R11.3): the tile that could complete an opponent's third dragon set or fourth wind set is
   *forbidden* while its other copies are not in sight.
+- What a deal-in costs beyond the winner's self-draw, by the table's payment rules (`deal_in_extra`).
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from game.dangerous_game import dangers
+from game.melds import Meld, MeldKind
 from game.seatview import SeatView
 from game.tiles import NUM_PLAYING_KINDS, Tile
 
-__all__ = ["TableRead", "Threat", "read_danger", "threats"]
+__all__ = ["TableRead", "Threat", "deal_in_extra", "read_danger", "threats"]
 
 _DRAGONS = (31, 32, 33)
 _WINDS = (27, 28, 29, 30)
@@ -228,3 +231,22 @@ def _flush_suit(seen: SeatView, seat: int, first_claim: int) -> int | None:
             if d.seat == seat and d.tile < 27 and d.tile // 9 == suit:
                 return None
     return suit
+
+
+def deal_in_extra(seen: SeatView) -> tuple[float, ...]:
+    """Per kind, how many more shares of a win this seat pays for throwing the winning tile than it would
+    had the winner drawn it, by the table's payment rules: 0 when every loser pays alike (R11.1); 3 when
+    the discarder pays for all (R14: 4× against the 1× of a self-draw; the dealer's win, 6× against
+    2×), and, in the Dangerous Game (R11.6), for the tiles the table would judge dangerous now (the
+    others' declared sets show a big hand, or the live wall is nearly empty).
+    """
+    rules = seen.rules
+    if rules.payment == "discarder":
+        return (3.0,) * 34
+    extra = [0.0] * 34
+    if rules.dangerous_game:
+        melds = [[Meld(MeldKind(m.kind), m.tiles) for m in seat] for seat in seen.melds]
+        shown = [d.tile for d in seen.discards if d.claimed_by is None]
+        for code, _why in dangers(melds, shown, seen.wall_live)[seen.seat]:
+            extra[int(Tile.parse(code))] = 3.0
+    return tuple(extra)

@@ -36,18 +36,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from game.acceptance import IS_MAJOR, outs, tile_acceptance
 from game.actions import Action, ActionType
-from game.danger import TableRead, read_danger
-from game.dangerous_game import dangers
-from game.melds import Meld, MeldKind
+from game.danger import TableRead, deal_in_extra, read_danger
 from game.seatview import SeatView, SeenMeld
-from game.suit_tables import Tables, tables
 from game.tiles import Tile
 
 __all__ = ["Candidate", "Deliberation", "Mind", "StrongBot"]
 
-_MAJORS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
-_IS_MAJOR = tuple(k in _MAJORS for k in range(34))
 _DRAGONS = (31, 32, 33)
 _STEP = 0.2  # a hand one step further from ready is worth a fifth as much
 _PAIR_HOPE = 0.3  # chance a pair in hand becomes a pung
@@ -70,26 +66,6 @@ _FOLD_FAR = 0.85  # fold two or more steps from ready against an opponent this l
 # Measured in the arena under R14 (docs/bots.md, Levels): weighing it fully (1.0), or folding sooner,
 # cuts deal-ins but loses points against `normal`, whose wins come more often when strong holds back.
 _PAYS_WEIGHT = 0.3
-
-# A ready hand's winning tiles are weighed by how likely they are to come: every unseen copy is as likely
-# to be drawn from the wall, but the others throw an honour or a terminal sooner than a middle tile (it
-# fits fewer of their sets), and a tile one of them has already thrown, and so does not keep, sooner
-# still. Measured in the arena (docs/bots.md, Levels): the weight 2 gains about 2 points a hand against
-# `normal`, whose defence throws such tiles, and changes little against `greedy`.
-_OUT_RANK = (1.35, 1.15, 1.0, 0.9, 0.9, 0.9, 1.0, 1.15, 1.35)  # a suit tile, by rank
-_OUT_HONOUR = 1.6
-_OUT_THROWN = 1.2  # and more for a tile another seat has thrown
-_OUT_WEIGHT = 2.0  # how far the factors above count (0: every copy alike)
-
-
-_TABLES: Tables | None = None
-
-
-def _tables() -> Tables:
-    global _TABLES
-    if _TABLES is None:
-        _TABLES = tables()
-    return _TABLES
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +151,7 @@ class Mind:
         rules = seen.rules
         self.base = rules.win_points + rules.bonus_points * len(seen.bonus[seen.seat])  # R8.1, R8.4
         self._danger: TableRead | None = None
-        self.outs = _outs(seen)
+        self.outs = outs(seen)
         self.extra = deal_in_extra(seen)
         self.costly = max(self.extra)  # the most a deal-in costs beyond a self-draw, in shares
 
@@ -188,7 +164,7 @@ class Mind:
     # ------------------------------------------------------------------ hand evaluation
     def judge(self, hand: list[int], melds: Sequence[SeenMeld]) -> tuple[int, float]:
         """(shanten, worth) of a hand waiting to draw (3k + 1 concealed tiles)."""
-        shanten, acceptance = _acceptance(hand, self.unseen, orphans=not melds, outs=self.outs)
+        shanten, acceptance = tile_acceptance(hand, self.unseen, orphans=not melds, outs=self.outs)
         doubles = self.doubles(hand, melds)
         return shanten, (acceptance + 1) * 2.0**doubles * _STEP**shanten
 
@@ -196,7 +172,7 @@ class Mind:
         """(shanten, the kinds that would bring it closer) of a hand waiting to draw, as ``judge`` counts
         them: kinds of which this seat has not seen every copy."""
         kinds: list[int] = []
-        shanten = _acceptance(hand, self.unseen, orphans=not melds, kinds=kinds)[0]
+        shanten = tile_acceptance(hand, self.unseen, orphans=not melds, kinds=kinds)[0]
         return shanten, kinds
 
     def aims(self, hand: list[int], melds: Sequence[SeenMeld]) -> tuple[float, list[tuple[str, float]]]:
@@ -228,7 +204,7 @@ class Mind:
         points = 0.0
         chows = False
         for m in melds:
-            major = _IS_MAJOR[m.tile]
+            major = IS_MAJOR[m.tile]
             if m.kind == "chow":
                 chows = True
             elif m.kind == "pung":
@@ -245,10 +221,10 @@ class Mind:
         for k in range(34):
             n = hand[k]
             if n >= 3:
-                points += 8 if _IS_MAJOR[k] else 4  # a concealed pung (R8.2)
+                points += 8 if IS_MAJOR[k] else 4  # a concealed pung (R8.2)
                 pungs += 1
             elif n == 2 and self.unseen[k]:
-                points += _PAIR_HOPE * (6 if _IS_MAJOR[k] else 3)
+                points += _PAIR_HOPE * (6 if IS_MAJOR[k] else 3)
                 pairs += 1
         if not chows and pungs + pairs >= 4:
             d += _PUNG_HOPE * min(pungs + pairs - 3, 3)  # no chows: every set a pung (R9)
@@ -449,13 +425,13 @@ class Mind:
         before = min(self._after_discard(hand, j) for j in range(34) if hand[j])
         n = hand[k]
         hand[k] = 0
-        after = _acceptance(hand, self.unseen, orphans=False)[0]
+        after = tile_acceptance(hand, self.unseen, orphans=False)[0]
         hand[k] = n
         return after <= before
 
     def _after_discard(self, hand: list[int], k: int) -> int:
         hand[k] -= 1
-        s = _acceptance(hand, self.unseen, orphans=not self.melds)[0]
+        s = tile_acceptance(hand, self.unseen, orphans=not self.melds)[0]
         hand[k] += 1
         return s
 
@@ -463,108 +439,5 @@ class Mind:
 _SUIT_NAMES = ("bamboo", "characters", "dots")
 
 
-def deal_in_extra(seen: SeatView) -> tuple[float, ...]:
-    """Per kind, how many more shares of a win this seat pays for throwing the winning tile than it would
-    had the winner drawn it, by the table's payment rules: 0 when every loser pays alike (R11.1); 3 when
-    the discarder pays for all (R14: 4× against the 1× of a self-draw; the dealer's win, 6× against
-    2×), and, in the Dangerous Game (R11.6), for the tiles the table would judge dangerous now (the
-    others' declared sets show a big hand, or the live wall is nearly empty).
-    """
-    rules = seen.rules
-    if rules.payment == "discarder":
-        return (3.0,) * 34
-    extra = [0.0] * 34
-    if rules.dangerous_game:
-        melds = [[Meld(MeldKind(m.kind), m.tiles) for m in seat] for seat in seen.melds]
-        shown = [d.tile for d in seen.discards if d.claimed_by is None]
-        for code, _why in dangers(melds, shown, seen.wall_live)[seen.seat]:
-            extra[int(Tile.parse(code))] = 3.0
-    return tuple(extra)
-
-
 # Chance of a flush (R9) by how many tiles of other suits the hand still holds.
 _FLUSH_HOPE = (0.9, 0.55, 0.3, 0.12, 0.04)
-
-
-def _outs(seen: SeatView) -> tuple[float, ...]:
-    """How likely each kind is to come to a ready hand, per unseen copy, as :data:`_OUT_WEIGHT` weighs it."""
-    thrown = {int(d.tile) for d in seen.discards if d.seat != seen.seat}
-    outs = []
-    for k in range(34):
-        w = _OUT_HONOUR if k >= 27 else _OUT_RANK[k % 9]
-        if k in thrown:
-            w *= _OUT_THROWN
-        outs.append(1.0 + _OUT_WEIGHT * (w - 1.0))
-    return tuple(outs)
-
-
-def _acceptance(
-    hand: list[int],
-    unseen: Sequence[int],
-    orphans: bool,
-    outs: Sequence[float] | None = None,
-    kinds: list[int] | None = None,
-) -> tuple[int, float]:
-    """(shanten, acceptance) of a hand of 3k + 1 concealed tiles: how many unseen tiles bring it closer.
-
-    ``orphans`` counts Thirteen Orphans (R10.3) too, for a hand without sets on the table. With ``outs``
-    (:func:`_outs`), the copies of a ready hand's winning tiles count by how likely they are to come.
-    ``kinds`` collects the kinds that bring it closer.
-    """
-    t = _tables()
-    suit_class, honour_class = t.suit_class, t.honour_class
-    two, three, table = t.two_suits, t.three_suits, t.shanten
-    classes = [
-        suit_class[bytes(hand[0:9])],
-        suit_class[bytes(hand[9:18])],
-        suit_class[bytes(hand[18:27])],
-        honour_class[bytes(hand[27:34])],
-    ]
-    c0, c1, c2, ch = classes
-    shanten = table[three[two[c0][c1]][c2]][ch]
-    distinct = paired = 0
-    if orphans:
-        for k in _MAJORS:
-            if hand[k]:
-                distinct += 1
-                if hand[k] >= 2:
-                    paired = 1
-        shanten = min(shanten, 13 - distinct - paired)
-    acceptance: float = 0
-    for k in range(34):
-        u = unseen[k]
-        n = hand[k]
-        if not u or n >= 4:
-            continue
-        if k < 27:
-            r = k % 9
-            if not n and not (
-                (r > 0 and hand[k - 1]) or (r < 8 and hand[k + 1]) or (r > 1 and hand[k - 2]) or (r < 7 and hand[k + 2])
-            ):
-                if not (orphans and _IS_MAJOR[k]):
-                    continue  # a tile with no neighbour in hand cannot help a standard hand
-            s = k // 9
-            start = 9 * s
-            hand[k] = n + 1
-            cls = suit_class[bytes(hand[start : start + 9])]
-            hand[k] = n
-            if s == 0:
-                value = table[three[two[cls][c1]][c2]][ch]
-            elif s == 1:
-                value = table[three[two[c0][cls]][c2]][ch]
-            else:
-                value = table[three[two[c0][c1]][cls]][ch]
-        else:
-            hand[k] = n + 1
-            cls = honour_class[bytes(hand[27:34])]
-            hand[k] = n
-            value = table[three[two[c0][c1]][c2]][cls]
-        if orphans and _IS_MAJOR[k]:
-            value = min(value, 13 - distinct - (1 if n == 0 else 0) - (1 if paired or n >= 1 else 0))
-        elif orphans:
-            value = min(value, 13 - distinct - paired)
-        if value < shanten:
-            acceptance += u * outs[k] if outs is not None and shanten == 0 else u
-            if kinds is not None:
-                kinds.append(k)
-    return shanten, acceptance
