@@ -151,8 +151,9 @@ class Presence(TableParts):
         it closes. False when it stays (someone came, or the journal cannot be written now). With
         ``paused``, a game paused because nobody is at it (`deserted_since`) is adjourned first, as a
         day of that pause would adjourn it."""
-        if paused and self.deserted_since is not None and self.paused_since is not None:
-            await self._adjourn(self.paused_since)
+        since = self.deserted_since
+        if paused and since is not None:
+            await self._adjourn(since)
         if self.status != "adjourned" or self._people_here():
             return False
         try:
