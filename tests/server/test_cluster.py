@@ -190,6 +190,13 @@ async def _wait(predicate: object, what: str, timeout: float) -> None:
         await asyncio.sleep(0.1)
 
 
+async def _stop(players: list[_Player], tasks: list[asyncio.Task[None]]) -> None:
+    """Stop every player, and wait until its task (and any other of ``tasks``) has ended."""
+    for p in players:
+        p.stop = True
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
 async def _each_plays(players: list[_Player], moves: int, timeout: float) -> None:
     """Wait until every player has ``moves`` more acknowledged moves than now; on a timeout, say which
     tables are behind and what their players were doing."""
@@ -256,9 +263,7 @@ async def test_three_processes_one_killed_every_table_resumes_elsewhere_with_not
             resumed = [next(t for t in p.acked_at if t > killed_at) - killed_at for p in players]
             assert max(resumed) < TAKEOVER + 3, f"the slowest table resumed {max(resumed):.1f} s after the kill"
         finally:
-            for p in players:
-                p.stop = True
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await _stop(players, tasks)
 
         await _stored_as_acknowledged(url, players)
         async with httpx.AsyncClient(trust_env=False) as http:
@@ -330,9 +335,7 @@ async def test_a_process_that_stalls_past_its_leases_loses_its_tables_and_never_
                 health = (await http.get(f"http://127.0.0.1:{stalled.port}/healthz")).json()
             assert health["cluster"]["tables_here"] == 0
         finally:
-            for p in players:
-                p.stop = True
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await _stop(players, tasks)
         engine = make_engine(url)
         async with engine.connect() as connection:
             rows = await connection.execute(text("SELECT game_id, seq FROM actions ORDER BY game_id, seq"))

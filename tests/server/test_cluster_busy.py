@@ -21,7 +21,7 @@ from dbkit import REDIS, fresh_database, redis_or_skip
 from processkit import ServerProcess, free_port
 from sqlalchemy import text
 from stallkit import SCRIPT, STALL_FILE
-from test_cluster import _each_plays, _Player, _stored_as_acknowledged, _wait
+from test_cluster import _each_plays, _Player, _stop, _stored_as_acknowledged, _wait
 from test_cluster_faults import _gapless, _resumed, _tables_on
 
 from server.cluster.leases import TTL
@@ -107,9 +107,7 @@ async def test_a_process_whose_loop_is_busy_longer_than_a_lease_keeps_its_tables
                 moved = {t: lease for t, lease in (await _leases(url)).items() if lease != before[t]}
                 raise AssertionError(f"{exc}; tables moved: {moved}") from None
         finally:
-            for p in players:
-                p.stop = True
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await _stop(players, tasks)
         assert await _leases(url) == before  # no table moved: same owner, same token
         assert [p.connections for p in players] == [1] * len(players)  # every socket worked on
         await _stored_and_gapless(url, players)
@@ -141,9 +139,7 @@ async def test_a_process_whose_loop_is_stuck_past_the_bound_loses_its_tables_and
             woke = {p.table: p.acked for p in players}
             await _wait(lambda: all(p.acked >= woke[p.table] + 2 for p in players), "play to go on", 30)
         finally:
-            for p in players:
-                p.stop = True
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await _stop(players, tasks)
         owner = await _process_id(other.port)
         assert {lease[0] for lease in (await _leases(url)).values()} == {owner}
         await _stored_and_gapless(url, players)
@@ -182,9 +178,7 @@ async def test_a_takeover_of_many_tables_moves_each_once(tmp_path: Path) -> None
             await _wait(lambda: all(p.acked >= target[p.table] for p in players), "every table", 60)
         finally:
             pacing.cancel()
-            for p in players:
-                p.stop = True
-            await asyncio.gather(*tasks, pacing, return_exceptions=True)
+            await _stop(players, [*tasks, pacing])
         leases = await _leases(url)
         owners = {await _process_id(s.port) for s in survivors}
         assert {owner for owner, _ in leases.values()} == owners  # both took a share

@@ -20,7 +20,7 @@ from clubkit import club_server
 from dbkit import PG_ADMIN, REDIS, fresh_database, redis_or_skip
 from proxykit import TcpProxy
 from sqlalchemy import text
-from test_cluster import TIMERS, _cluster, _each_plays, _Player, _stored_as_acknowledged, _wait
+from test_cluster import TIMERS, _cluster, _each_plays, _Player, _stop, _stored_as_acknowledged, _wait
 
 from server.cluster.leases import TTL
 from server.store.session import make_engine, postgresql_options
@@ -116,9 +116,7 @@ async def test_a_process_hung_inside_a_transaction_holds_no_table_hostage(tmp_pa
             back = next(t for t in players[1].acked_at if t > released_at) - released_at
             assert back < 5.0, back
         finally:
-            for p in players:
-                p.stop = True
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await _stop(players, tasks)
             await outsider.close()
             its_own.terminate()
         await _stored_as_acknowledged(url, players)
@@ -175,9 +173,7 @@ async def test_after_the_database_was_out_of_reach_every_table_plays_again_in_ev
             assert sum(c["tables_here"] for c in here) == len(players), (here, [(p.table, p.doing) for p in players])
             assert all(s.proc is not None and s.proc.poll() is None for s in servers)  # no process restarted
         finally:
-            for p in players:
-                p.stop = True
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await _stop(players, tasks)
         await _stored_as_acknowledged(url, players)
         await _gapless(url)
     print(
@@ -209,9 +205,7 @@ async def test_a_takeover_that_cannot_read_a_table_lets_it_go_and_takes_it_again
                 raise AssertionError(f"{exc}: {behind}") from None
             back = max(_resumed(players, released_at).values())
         finally:
-            for p in players:
-                p.stop = True
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await _stop(players, tasks)
             await outsider.close()
         await _stored_as_acknowledged(url, players)
         await _gapless(url)
@@ -257,9 +251,7 @@ async def test_a_process_killed_while_redis_is_out_of_reach_leaves_its_tables_to
                 assert proxy.mode == "cut"  # (Redis out of reach all along)
                 back = max(_resumed(players, killed_at).values())
             finally:
-                for p in players:
-                    p.stop = True
-                await asyncio.gather(*tasks, return_exceptions=True)
+                await _stop(players, tasks)
             await _stored_as_acknowledged(url, players)
             await _gapless(url)
     print(f"\na process killed with Redis out of reach: every table played again within {back:.1f} s of the kill")

@@ -17,7 +17,7 @@ import pytest
 from dbkit import fresh_database
 from processkit import served
 from sqlalchemy import text
-from test_cluster import TIMERS, _human_actions, _Player, _wait
+from test_cluster import TIMERS, _human_actions, _Player, _stop, _wait
 from test_cluster_faults import OUTAGE, _gapless, _outage_survived, _tables_on
 
 from server.store.lock import _AdvisoryLock, hold
@@ -87,9 +87,7 @@ async def test_a_table_lock_held_elsewhere_is_a_quick_503_and_play_goes_on_once_
                 assert made.status_code == 200, made.text
                 assert (await http.get(f"http://127.0.0.1:{server.port}/healthz")).status_code == 200
             finally:
-                for p in players:
-                    p.stop = True
-                await asyncio.gather(*tasks, return_exceptions=True)
+                await _stop(players, tasks)
                 await outsider.close()
         stored = await _human_actions(server.url)
         for p in players:
@@ -112,9 +110,7 @@ async def test_after_the_database_was_out_of_reach_every_table_plays_again(tmp_p
                 assert (await http.get(f"http://127.0.0.1:{server.port}/healthz")).status_code == 200
             assert server.proc is not None and server.proc.poll() is None  # the same process
         finally:
-            for p in players:
-                p.stop = True
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await _stop(players, tasks)
         stored = await _human_actions(server.url)
         for p in players:
             assert p.acked <= stored.get(p.table, 0) <= p.acked + p.unanswered, (p.table, p.acked, p.unanswered)
