@@ -164,17 +164,20 @@ class LiveClient:
             frame["d"] = dict(data)
         await self.ws.send(json.dumps(frame))
 
-    async def request(self, tag: str, data: Mapping[str, Any]) -> Frame:
-        """Send a request with a fresh id and return its answer, ``ack`` or ``refused``."""
+    async def request(self, tag: str, data: Mapping[str, Any], timeout: float = TIMEOUT) -> Frame:
+        """Send a request with a fresh id and return its answer, ``ack`` or ``refused``, waited for
+        ``timeout`` seconds."""
         request = next(self._ids)
         await self.send(tag, data, request)
-        await self.wait_for(lambda: request in self.answers, f"the answer to {tag} #{request}")
+        await self.wait_for(lambda: request in self.answers, f"the answer to {tag} #{request}", timeout)
         return self.answers[request]
 
-    async def act(self, action: Mapping[str, Any], *, window: Any = None, **extra: Any) -> Frame:
+    async def act(
+        self, action: Mapping[str, Any], *, window: Any = None, timeout: float = TIMEOUT, **extra: Any
+    ) -> Frame:
         """Send an action for the current decision window (or ``window``) and return its answer."""
         w = self.state["clock"]["window"] if window is None else window
-        return await self.request("act", {"action": dict(action), "window": w, **extra})
+        return await self.request("act", {"action": dict(action), "window": w, **extra}, timeout)
 
     async def hello(self, table: str, token: str | None) -> None:
         """Authenticate and wait for the first snapshot."""

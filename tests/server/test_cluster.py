@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 from dbkit import REDIS, discard_record, fresh_database, journal_on, redis_or_skip
-from livekit import LiveClient, hurried_move
+from livekit import TIMEOUT, LiveClient, hurried_move
 from processkit import SPARROW, ServerProcess, free_port
 from sqlalchemy import text
 from websockets.asyncio.client import connect
@@ -111,6 +111,7 @@ class _Player:
     connections: int = 0
     stop: bool = False
     paused: bool = False  # it makes no move meanwhile, but keeps its socket
+    answer_within: float = TIMEOUT  # seconds it waits for a move's answer before it gives the socket up
     doing: str = ""  # what it is doing now, and why it last reconnected (for a failure's message)
 
     async def play(self) -> None:
@@ -149,7 +150,7 @@ class _Player:
                 await client.wait_for(lambda m=mark: client.mark() > m or self.stop, "a frame", timeout=30)
                 continue
             try:
-                answer = await client.act(move)
+                answer = await client.act(move, timeout=self.answer_within)
             except AssertionError:
                 self.unanswered += 1
                 raise

@@ -59,7 +59,9 @@ ANSWERED_WITHIN = 2 * LOCK_TIMEOUT + 1.5  # seconds a held lock costs a request 
 async def test_a_table_lock_held_elsewhere_is_a_quick_503_and_play_goes_on_once_it_goes(tmp_path: Path) -> None:
     async with served("postgresql", tmp_path) as server:
         async with httpx.AsyncClient(trust_env=False, timeout=30) as http:
-            players = [_Player(t, token, [server.port]) for t, token in await _tables_on(http, server.port, 3)]
+            made = await _tables_on(http, server.port, 3)
+            # (while the lock is held a move's answer may take ANSWERED_WITHIN, by design: wait longer)
+            players = [_Player(t, token, [server.port], answer_within=ANSWERED_WITHIN + 5) for t, token in made]
             tasks = [asyncio.create_task(p.play()) for p in players]
             outsider = await asyncpg.connect(server.url.replace("+asyncpg", ""))  # a person at psql, say
             try:
@@ -75,7 +77,8 @@ async def test_a_table_lock_held_elsewhere_is_a_quick_503_and_play_goes_on_once_
                 assert made.status_code == 503 and made.json()["error"]["reason"] == "server/storage", made.text
                 assert took < ANSWERED_WITHIN, took
                 await asyncio.sleep(ANSWERED_WITHIN)  # the tables try to write meanwhile
-                assert all(p.unanswered == 0 for p in players)  # every move had its answer (a refusal)
+                # every move had its answer (a refusal); else say what each player was doing
+                assert all(p.unanswered == 0 for p in players), [(p.table, p.unanswered, p.doing) for p in players]
                 assert (await http.get(f"http://127.0.0.1:{server.port}/healthz")).status_code == 503
                 assert all(p.acked <= at_lock[p.table] + 1 for p in players)  # (one may have been committing)
 
