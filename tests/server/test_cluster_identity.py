@@ -23,7 +23,8 @@ async def test_processes_reaching_one_database_through_different_urls_form_one_c
     tmp_path: Path, reached_by: str
 ) -> None:
     await redis_or_skip()
-    async with fresh_database("postgresql", tmp_path) as url:
+    # (bounded well inside pytest's own timeout, so that a hang fails with the line it hung on)
+    async with asyncio.timeout(120), fresh_database("postgresql", tmp_path) as url:
         async with TcpProxy("127.0.0.1", 5432) as proxy:
             if reached_by == "host name":
                 other = url.replace("@127.0.0.1:5432/", "@localhost:5432/")
