@@ -471,10 +471,7 @@ class Lobby:
                 expired.append(table_id)
             else:
                 continue
-            try:
-                await self._stop_here(actor)
-            except Exception:  # not marked stopped: restored on the next start, it expires again then
-                log.exception("table %s could not be marked stopped", table_id, extra={"table": table_id, "seat": None})
+            await self._let_leave(actor)
         if finished:
             log.info("let %d finished table(s) go: nobody had been at them for %g s", len(finished), RETIRE_AFTER)
         if expired:
@@ -521,10 +518,7 @@ class Lobby:
             if self.tables.get(actor.id) is not actor:
                 continue
             if rank == 1:
-                try:
-                    await self._stop_here(actor)
-                except Exception:  # not marked stopped: restored on the next start, it goes again then
-                    log.exception("table %s could not be marked stopped", actor.id, extra={"table": actor.id})
+                await self._let_leave(actor)
             elif not await self._put_away(actor, paused=True):
                 continue
             log.info(
@@ -562,6 +556,14 @@ class Lobby:
         await self._stop_here(self.get(table_id))
         if self.elsewhere is not None:
             await self.elsewhere.let_go([table_id])
+
+    async def _let_leave(self, actor: TableActor) -> None:
+        """`_stop_here` for a table nobody is at: it leaves memory even when it cannot be marked stopped
+        (then it is restored on the next start, and leaves again)."""
+        try:
+            await self._stop_here(actor)
+        except Exception:
+            log.exception("table %s could not be marked stopped", actor.id, extra={"table": actor.id, "seat": None})
 
     async def _stop_here(self, actor: TableActor) -> None:
         """Stop running ``actor`` for good: it leaves memory and its sockets close (1000); unless its
