@@ -80,3 +80,28 @@ async def test_a_finished_game_nobody_is_at_makes_room_before_a_paused_one() -> 
     assert paused.status == "playing"  # still paused in memory, not adjourned
     assert kit.journal.tables[finished.id].status == "over"  # its game stays in the history
     await kit.lobby.close()
+
+
+async def test_a_deserted_game_that_cannot_be_stored_as_adjourned_stays_and_the_server_says_it_is_full() -> None:
+    kit = Kit()
+    kit.lobby.max_tables = 1
+    paused, _ = await left_by_everyone(kit, seed=1)
+    version = paused.game.version
+    stored = kit.journal.adjourned
+
+    async def unreachable(table: str) -> None:
+        raise OSError("the database is out of reach")
+
+    kit.journal.adjourned = unreachable
+    for _ in range(3):  # asked again and again: refused each time, and nothing is lost
+        with pytest.raises(TableError) as full:
+            await kit.lobby.create({"name": "New", "player": "Cy"}, seed=2)
+        assert full.value.reason == "server/full"
+    assert set(kit.lobby.tables) == {paused.id} and paused.status == "playing" and not paused.done
+    assert paused.game.version == version and kit.journal.tables[paused.id].status == "playing"
+
+    kit.journal.adjourned = stored  # the database is back: the next new table makes room
+    made = await kit.lobby.create({"name": "New", "player": "Cy"}, seed=2)
+    assert set(kit.lobby.tables) == {str(made["table"])}
+    assert kit.journal.tables[paused.id].status == "adjourned"
+    await kit.lobby.close()
