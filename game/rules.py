@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -81,6 +82,9 @@ class Rules:
         """
         unknown = sorted(set(overrides) - set(_ALLOWED))
         if unknown:
+            close = difflib.get_close_matches(unknown[0], sorted(_ALLOWED), n=1)
+            if close:
+                raise OptionError(f"unknown option {unknown[0]!r} — did you mean {close[0]!r}?")
             raise OptionError(f"unknown option {unknown[0]!r}; options are {', '.join(_ALLOWED)}")
         return dataclasses.replace(self, **overrides)  # type: ignore[arg-type]
 

@@ -271,8 +271,12 @@ def _validate(hand: WinningHand, rules: Rules) -> list[int]:
     if over:
         raise ScoringError(f"the hand holds {held[over[0]]} of {over[0]}; there are only four (R1.1)")
     if any(not t.is_bonus for t in hand.bonus) or len(set(hand.bonus)) != len(hand.bonus):
-        raise ScoringError("bonus tiles must be distinct flowers and seasons")
-    if hand.winning_tile.is_bonus or counts[hand.winning_tile] == 0:
+        raise ScoringError("bonus tiles must be distinct flowers and seasons (R1.1)")
+    if hand.winning_tile.is_bonus:
+        raise ScoringError(
+            f"the winning tile {hand.winning_tile} is a bonus tile, which is laid aside and replaced (R4.3), never won on"
+        )
+    if counts[hand.winning_tile] == 0:
         raise ScoringError(f"the winning tile {hand.winning_tile} must be among the concealed tiles")
     if hand.win_by not in _SELF_DRAWN + _ON_A_DISCARD:
         raise ScoringError(f"win_by must be wall, loose, discard or robbed_kong, not {hand.win_by!r}")
@@ -280,6 +284,12 @@ def _validate(hand: WinningHand, rules: Rules) -> list[int]:
     if sum(counts) != expected:
         raise ScoringError(
             f"with {len(hand.melds)} declared sets the concealed part has {expected} tiles, not {sum(counts)}"
+        )
+    chows = sum(1 for m in hand.melds if m.kind is MeldKind.CHOW)
+    if chows > rules.max_chows:
+        raise ScoringError(
+            f"a player who has declared a chow is offered no other (R17.2, max_chows {rules.max_chows}),"
+            f" so the hand cannot show {chows}"
         )
     if not complete(counts, hand.melds, rules):
         if rules.max_chows < 4:
@@ -316,6 +326,16 @@ def _validate_win_by(hand: WinningHand, held: Sequence[int]) -> None:
         )
     if hand.first_turn and hand.win_by == "robbed_kong":
         raise ScoringError("a first-turn win (R10.1, R10.2) comes before any kong, so none can be robbed")
+    if hand.first_turn and hand.dealer and hand.win_by == "discard":
+        raise ScoringError(
+            "the dealer's first turn (R10.1) has no draw and comes before any discard (R5.1), so the dealer"
+            " wins on it only with the fourteen tiles dealt: win_by wall, or loose after a bonus tile"
+        )
+    if hand.first_turn and hand.last_tile:
+        raise ScoringError(
+            "a first-turn win (R10.1, R10.2) comes long before the last tile of the live wall or the last"
+            " discard (R9, R6.8): first_turn and last_tile exclude each other"
+        )
     if hand.last_tile and hand.win_by in ("loose", "robbed_kong"):
         raise ScoringError(
             f"last_tile is the last tile of the live wall or the last discard (R9, R6.8), never a {hand.win_by} win"
@@ -376,6 +396,11 @@ def _validate_call(hand: WinningHand, rules: Rules) -> None:
         return
     if not rules.original_call:
         raise ScoringError("this ruleset has no Original Call (option original_call, R5.4)")
+    if hand.first_turn:
+        raise ScoringError(
+            "Original Call is declared with one's first discard (R5.4), and a first-turn win (R10.1, R10.2)"
+            " comes before it: first_turn and original_call exclude each other"
+        )
     claimed = sum(1 for m in hand.melds if not m.concealed)
     if claimed > 1:
         raise ScoringError(

@@ -65,8 +65,11 @@ def special_shape(counts: Sequence[int], melds: Sequence[Meld], rules: Rules) ->
 
 
 def _declared_snake(counts: Sequence[int], melds: Sequence[Meld], rules: Rules) -> tuple[str, int] | None:
-    """The Wriggling Snake with declared chows in its run (R17.4 asks only its pair of 1s concealed)."""
+    """The Wriggling Snake with a declared chow in its run (R17.4 asks only its pair of 1s concealed;
+    R17.2 lets a player declare one chow, and refuses the next)."""
     if any(m.kind is not MeldKind.CHOW for m in melds) or sum(counts[:NUM_PLAYING_KINDS]) + 3 * len(melds) != 14:
+        return None
+    if len(melds) > rules.max_chows:
         return None
     full = list(counts[:NUM_PLAYING_KINDS])
     for m in melds:

@@ -12,7 +12,16 @@ from rich.table import Table
 from game.scoring import Score, ScoringError, score_loser, score_win
 from game.settlement import settle
 from server.cli.arguments import ruleset_name
-from server.cli.jsoninput import InputError, loser_hand, read_document, rules_of, winning_hand
+from server.cli.jsoninput import (
+    SETTLE_FIELDS,
+    InputError,
+    check_fields,
+    is_loser,
+    loser_hand,
+    read_document,
+    rules_of,
+    winning_hand,
+)
 
 __all__ = ["register"]
 
@@ -27,8 +36,11 @@ input (one JSON object):
    "last_tile": false, "seat_wind": "S", "round_wind": "E", "dealer": false,
    "first_turn": false, "loose_kongs": 0, "original_call": false,
    "ruleset": "classical", "overrides": {"limit": 1000}}
-  ("original_call": declared with the first discard and kept; needs the option original_call, R5.4)
+  ("dealer" may be left out: the dealer sits East, R2.1. "original_call": declared with the first
+   discard and kept; needs the option original_call, R5.4. {"kind": "knitted", "tiles": "4b4c4d"}:
+   under bmja, the knitted triple or couple the winning discard completed, R17.4.)
   "loser": true scores an unfinished hand by R11.2 instead (no winning tile needed).
+  Any other field, and any hand no deal can produce, is refused with the rule it breaks.
 """
 
 _SETTLE_EPILOG = """\
@@ -87,7 +99,7 @@ def run_score(args: argparse.Namespace) -> int:
     try:
         data = read_document(args.source)
         rules = rules_of(data, args.ruleset)
-        if data.get("loser") is True:
+        if is_loser(data):
             score = score_loser(*loser_hand(data, rules), rules=rules)
         else:
             score = score_win(winning_hand(data, rules), rules)
@@ -121,6 +133,7 @@ def run_settle(args: argparse.Namespace) -> int:
     """Settle the deal in ``args.source``."""
     try:
         data = read_document(args.source)
+        check_fields(data, SETTLE_FIELDS)
         rules = rules_of(data, args.ruleset)
         values = data.get("values")
         if not isinstance(values, list) or len(values) != 4 or not all(isinstance(v, int) for v in values):

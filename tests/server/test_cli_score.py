@@ -92,7 +92,7 @@ TWO_KONGS = {
         ({**CHOWS, "win_by": "robbed_kong"}, "cannot hold 1 more"),
         ({**CHOWS, "concealed": "123b 456c 789d 555d 22c", "win_by": "robbed_kong"}, "cannot hold 2 more"),
         # R10.1, R10.2: a first-turn win comes before any claim or kong.
-        ({**TWO_KONGS, "first_turn": True, "dealer": True}, "declares no sets"),
+        ({**TWO_KONGS, "first_turn": True, "seat_wind": "E", "dealer": True}, "declares no sets"),
         ({**CHOWS, "winning_tile": "2c", "win_by": "robbed_kong", "first_turn": True}, "none can be robbed"),
         # R9, R6.8: the last tile is drawn from the live wall, or is the last discard.
         ({**TWO_KONGS, "win_by": "loose", "last_tile": True}, "never a loose win"),
