@@ -262,7 +262,7 @@ def _validate(hand: WinningHand, rules: Rules) -> list[int]:
     if any(hand.concealed[NUM_PLAYING_KINDS:]):
         raise ScoringError("bonus tiles are laid aside, never part of the concealed hand (R4.2)")
     if len(hand.melds) > 4:
-        raise ScoringError(f"a hand has at most four sets, not {len(hand.melds)} melds")
+        raise ScoringError(f"a hand has at most four sets (R7.1), not {len(hand.melds)} melds")
     held = list(counts)
     for m in hand.melds:
         for t in m.tiles:
@@ -274,16 +274,17 @@ def _validate(hand: WinningHand, rules: Rules) -> list[int]:
         raise ScoringError("bonus tiles must be distinct flowers and seasons (R1.1)")
     if hand.winning_tile.is_bonus:
         raise ScoringError(
-            f"the winning tile {hand.winning_tile} is a bonus tile, which is laid aside and replaced (R4.3), never won on"
+            f"the winning tile {hand.winning_tile} is a bonus tile, laid aside and replaced (R4.3), never won on"
         )
     if counts[hand.winning_tile] == 0:
-        raise ScoringError(f"the winning tile {hand.winning_tile} must be among the concealed tiles")
+        raise ScoringError(f"the winning tile {hand.winning_tile} must be among the concealed tiles (R7.3)")
     if hand.win_by not in _SELF_DRAWN + _ON_A_DISCARD:
-        raise ScoringError(f"win_by must be wall, loose, discard or robbed_kong, not {hand.win_by!r}")
+        raise ScoringError(f"win_by must be wall, loose, discard or robbed_kong (R7.3), not {hand.win_by!r}")
     expected = 14 - 3 * len(hand.melds)
     if sum(counts) != expected:
         raise ScoringError(
-            f"with {len(hand.melds)} declared sets the concealed part has {expected} tiles, not {sum(counts)}"
+            f"with {len(hand.melds)} declared sets the concealed part has {expected} tiles (R4.1, R7.1),"
+            f" not {sum(counts)}"
         )
     chows = sum(1 for m in hand.melds if m.kind is MeldKind.CHOW)
     if chows > rules.max_chows:
@@ -309,7 +310,8 @@ def _validate_win_by(hand: WinningHand, held: Sequence[int]) -> None:
         raise ScoringError(f"loose_kongs counts kongs, so it cannot be {hand.loose_kongs}")
     if hand.loose_kongs and hand.win_by != "loose":
         raise ScoringError(
-            f"loose_kongs counts kongs whose loose tile won the hand, so win_by must be loose, not {hand.win_by!r}"
+            "loose_kongs counts kongs whose loose tile won the hand (R5.2, R10.5), so win_by must be loose,"
+            f" not {hand.win_by!r}"
         )
     if hand.loose_kongs > kongs:
         raise ScoringError(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from game.hand import counts_of
 from game.melds import Meld, MeldKind
-from game.notation import format_tiles, parse_tiles
+from game.notation import parse_tiles
 from game.rules import Rules
 from game.rulesets import ruleset
 from game.scoring import WinningHand
@@ -131,7 +131,7 @@ def _knitted(tiles: tuple[Tile, ...], where: str, rules: Rules) -> None:
         raise InputError(f"{where}: a knitted set belongs only to bmja's Knitting and Triple Knitting (R17.4)")
     suits = {t.suit for t in tiles}
     if len(tiles) not in (2, 3) or None in suits or len(suits) != len(tiles) or len({t.rank for t in tiles}) != 1:
-        raise InputError(f"{where}: {format_tiles(tiles)!r} is not a knitted set: one rank in two or three suits (R17.4)")
+        raise InputError(f"{where} is not a knitted set: one rank in two or three suits (R17.4)")
 
 
 def _meld(raw: object, index: int, rules: Rules) -> Meld | tuple[Tile, ...]:
@@ -142,7 +142,7 @@ def _meld(raw: object, index: int, rules: Rules) -> Meld | tuple[Tile, ...]:
     check_fields(raw, MELD_FIELDS, f"{where}: ")
     if raw.get("kind") == _KNITTED:
         tiles = tuple(sorted(_tiles(raw, "tiles")))
-        _knitted(tiles, where, rules)
+        _knitted(tiles, f"{where}: {raw.get('tiles')!r}", rules)
         if not _field(raw, "exposed", bool, True) or _field(raw, "claimed", bool, False):
             raise InputError(
                 f"{where}: a knitted set is never declared nor claimed (R5.2, R6.1); concealed, its tiles are"
@@ -249,7 +249,8 @@ def winning_hand(data: Mapping[str, object], rules: Rules) -> WinningHand:
         if win_by not in ("discard", "robbed_kong") or winning_tile not in knitted:
             raise InputError(
                 "a discard is claimed only to win, kong, pung or chow (R6.1), so a knitted set is exposed only when"
-                f" the winning discard completes it: it holds the winning tile {winning_tile} and win_by is discard"
+                " the winning discard (or robbed tile, R6.5) completes it: it must hold the winning tile and win_by"
+                f" must be discard or robbed_kong, not {win_by!r} on {winning_tile}"
             )
         for t in knitted:  # scored as the concealed tiles plus the winning discard, as every special hand (R17.4)
             concealed[t] += 1

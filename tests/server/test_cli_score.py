@@ -256,3 +256,175 @@ def test_score_takes_a_losers_thirteen_tiles_with_a_kong(capsys: pytest.CaptureF
     doc = {"loser": True, "seat_wind": "S", "round_wind": "E", "concealed": "123b 4567b 11d W", "melds": kong}
     status, out, _ = _run(capsys, tmp_path, "score", doc, "--json")
     assert status == 0 and json.loads(out)["points"] == 16  # exposed kong of East (R8.2)
+
+
+@pytest.mark.parametrize(
+    ("command", "doc", "message"),
+    [
+        ("score", {**HAND, "orginal_call": True}, "unknown field 'orginal_call' — did you mean 'original_call'?"),
+        ("score", {**HAND, "colour": "red"}, "unknown field 'colour'; the fields are concealed, melds"),
+        (
+            "score",
+            {**HAND, "concealed": "456c 789d 55d WWW", "melds": [{"kind": "chow", "tiles": "123b", "exposd": True}]},
+            "melds[0]: unknown field 'exposd' — did you mean 'exposed'?",
+        ),
+        ("score", {**HAND, "overrides": {"limt": 1000}}, "unknown option 'limt' — did you mean 'limit'?"),
+        (
+            "score",
+            {"loser": True, "concealed": "123b 456c 789d 55d", "winning_tile": "5d", "seat_wind": "S"},
+            "field 'winning_tile' describes a win; a loser's hand (R11.2) has none",
+        ),
+        ("score", {**HAND, "loser": "yes"}, "field 'loser' must be bool"),
+        (
+            "settle",
+            {"winner": 1, "dealer": 0, "discarer": 2, "values": [0, 30, 0, 0]},
+            "unknown field 'discarer' — did you mean 'discarder'?",
+        ),
+    ],
+)
+def test_a_document_with_an_unknown_field_is_refused_naming_the_near_miss(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str, doc: dict[str, object], message: str
+) -> None:
+    status, out, err = _run(capsys, tmp_path, command, doc, "--json")
+    assert status == 2 and out == "", f"{command} took {doc}: {out}"
+    assert message in err
+
+
+EAST_HAND = {**HAND, "seat_wind": "E", "dealer": True}
+BMJA_SNAKE = {
+    **HAND,
+    "ruleset": "bmja",
+    "concealed": "11 789d ESWN",
+    "melds": [{"kind": "chow", "tiles": "234d"}, {"kind": "chow", "tiles": "456d"}],
+    "winning_tile": "N",
+}
+
+
+@pytest.mark.parametrize(
+    ("doc", "rule", "message"),
+    [
+        # a chow is three in a row in one suit: 8b 9b 1c are consecutive codes, not a run
+        (
+            {**HAND, "concealed": "123b 456c 55d WWW", "melds": [{"kind": "chow", "tiles": "8b9b1c"}]},
+            "R7.1",
+            "'8b9b1c' is not a chow",
+        ),
+        ({**HAND, "dealer": True, "first_turn": True}, "R2.1", "a dealer's seat_wind is E, not S"),
+        ({**HAND, "seat_wind": "E"}, "R2.1", "seat_wind E is the dealer's"),
+        ({**HAND, "first_turn": True, "last_tile": True}, "R6.8", "first_turn and last_tile exclude each other"),
+        ({**EAST_HAND, "first_turn": True, "win_by": "discard"}, "R10.1", "before any discard"),
+        (
+            {**HAND, "first_turn": True, "original_call": True, "overrides": {"original_call": True}},
+            "R5.4",
+            "first_turn and original_call exclude each other",
+        ),
+        ({**HAND, "seat_wind": "R"}, "R2.5", "seat_wind must be a wind"),
+        ({**HAND, "round_wind": "S", "overrides": {"game_length": "east"}}, "R2.2", "has no S round"),
+        ({**HAND, "bonus": "1f 1f"}, "R1.1", "no bonus tile twice"),
+        ({**HAND, "bonus": "5b"}, "R4.2", "not 5b"),
+        ({**HAND, "bonus": "1f", "winning_tile": "1f"}, "R4.3", "is a bonus tile"),
+        ({**HAND, "concealed": "123b 456c 789d 55d WW 1f"}, "R4.2", "1f is a bonus tile"),
+        (
+            {**HAND, "concealed": "123b 456c 55d WWW", "melds": [{"kind": "pung", "tiles": "1f1f1f"}]},
+            "R4.2",
+            "never part of a set",
+        ),
+        ({**HAND, "win_by": "discard", "loose_kongs": 1}, "R10.5", "win_by must be loose"),
+        (
+            {**HAND, "concealed": "1111b 456c 789d 55d W", "melds": [{"kind": "pung", "tiles": "111b"}]},
+            "R1.1",
+            "7 of 1b",
+        ),
+        # R17.2: no second chow is offered to a player who has declared one, so no snake shows two
+        (BMJA_SNAKE, "R17.2", "cannot show 2"),
+        (
+            {**BMJA_SNAKE, "loser": True, "concealed": "11 789d ESW", "winning_tile": None, "win_by": None},
+            "R17.2",
+            "cannot show 2",
+        ),
+    ],
+)
+def test_score_refuses_an_impossible_hand_naming_the_rule(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, doc: dict[str, object], rule: str, message: str
+) -> None:
+    doc = {k: v for k, v in doc.items() if v is not None}
+    status, out, err = _run(capsys, tmp_path, "score", doc, "--json")
+    assert status == 2 and out == "", f"scored {doc}: {out}"
+    assert rule in err and message in err, err
+
+
+def test_score_takes_the_dealer_from_the_seat_wind(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bare = {k: v for k, v in HAND.items() if k != "dealer"}
+    heavenly = _run(capsys, tmp_path, "score", {**bare, "seat_wind": "E", "first_turn": True}, "--json")
+    assert heavenly[0] == 0 and json.loads(heavenly[1])["limit_hand"] == "Heavenly Hand"  # R10.1
+    earthly = _run(capsys, tmp_path, "score", {**bare, "first_turn": True, "win_by": "discard"}, "--json")
+    assert earthly[0] == 0 and json.loads(earthly[1])["limit_hand"] == "Earthly Hand"  # R10.2
+    # a non-dealer's first draw wins no limit hand in classical (R14's option makes it Earthly)
+    drawn = _run(capsys, tmp_path, "score", {**bare, "first_turn": True}, "--json")
+    assert drawn[0] == 0 and json.loads(drawn[1])["limit_hand"] is None
+
+
+TRIPLE_KNITTING = {
+    **HAND,
+    "ruleset": "bmja",
+    "concealed": "2b2c2d 4b4c4d 6b6c6d 8b8c",
+    "melds": [{"kind": "knitted", "tiles": "7b7c7d"}],
+    "winning_tile": "7d",
+    "win_by": "discard",
+}
+
+
+def test_score_takes_the_knitted_set_the_winning_discard_exposed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    status, out, _ = _run(capsys, tmp_path, "score", TRIPLE_KNITTING, "--json")
+    assert status == 0
+    exposed = json.loads(out)
+    assert (exposed["limit_hand"], exposed["value"]) == ("Triple Knitting", 500)  # R17.4: half of bmja's 1,000
+    concealed = {**TRIPLE_KNITTING, "concealed": "2b2c2d 4b4c4d 6b6c6d 7b7c7d 8b8c", "melds": []}
+    assert json.loads(_run(capsys, tmp_path, "score", concealed, "--json")[1]) == exposed
+    couple = {
+        **TRIPLE_KNITTING,
+        "concealed": "223577b 223577c",
+        "melds": [{"kind": "knitted", "tiles": "9b9c"}],
+        "winning_tile": "9c",
+    }
+    status, out, _ = _run(capsys, tmp_path, "score", couple, "--json")
+    assert status == 0 and json.loads(out)["limit_hand"] == "Knitting"
+    robbed = _run(capsys, tmp_path, "score", {**TRIPLE_KNITTING, "win_by": "robbed_kong"}, "--json")
+    assert robbed[0] == 0 and json.loads(robbed[1])["limit_hand"] == "Triple Knitting"  # R6.5: as a discard
+
+
+@pytest.mark.parametrize(
+    ("change", "rule", "message"),
+    [
+        # Kajongg's TripleKnitting.5: a knitted triple shown before the win, and the couple the discard completed
+        (
+            {
+                "concealed": "2b2c2d 6b6c6d 7b7c7d",
+                "melds": [{"kind": "knitted", "tiles": "4b4c4d"}, {"kind": "knitted", "tiles": "8b8d"}],
+                "winning_tile": "8d",
+            },
+            "R6.1",
+            "and only one: not 2",
+        ),
+        ({"win_by": "wall"}, "R6.1", "not 'wall' on 7d"),
+        ({"concealed": "2b2c2d 4b4c4d 6b6c6d 7b7c", "winning_tile": "8c"}, "R6.1", "must hold the winning tile"),
+        ({"ruleset": "classical"}, "R17.4", "belongs only to bmja's Knitting and Triple Knitting"),
+        ({"melds": [{"kind": "knitted", "tiles": "7b7b7d"}]}, "R17.4", "'7b7b7d' is not a knitted set"),
+        ({"melds": [{"kind": "knitted", "tiles": "7b8c9d"}]}, "R17.4", "is not a knitted set"),
+        ({"melds": [{"kind": "knitted", "tiles": "7b7c7d", "exposed": False}]}, "R5.2", "never declared"),
+        (
+            {"loser": True, "winning_tile": None, "win_by": None, "concealed": "2b2c2d 4b4c4d 6b6c6d 8b"},
+            "R6.1",
+            "loser",
+        ),
+    ],
+)
+def test_score_refuses_a_knitted_set_no_deal_can_expose(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, change: dict[str, object], rule: str, message: str
+) -> None:
+    doc = {k: v for k, v in {**TRIPLE_KNITTING, **change}.items() if v is not None}
+    status, out, err = _run(capsys, tmp_path, "score", doc, "--json")
+    assert status == 2 and out == "", f"scored {doc}: {out}"
+    assert rule in err and message in err, err
