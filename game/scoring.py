@@ -280,17 +280,17 @@ def _validate(hand: WinningHand, rules: Rules) -> list[int]:
         raise ScoringError(f"the winning tile {hand.winning_tile} must be among the concealed tiles (R7.3)")
     if hand.win_by not in _SELF_DRAWN + _ON_A_DISCARD:
         raise ScoringError(f"win_by must be wall, loose, discard or robbed_kong (R7.3), not {hand.win_by!r}")
-    expected = 14 - 3 * len(hand.melds)
-    if sum(counts) != expected:
-        raise ScoringError(
-            f"with {len(hand.melds)} declared sets the concealed part has {expected} tiles (R4.1, R7.1),"
-            f" not {sum(counts)}"
-        )
     chows = sum(1 for m in hand.melds if m.kind is MeldKind.CHOW)
     if chows > rules.max_chows:
         raise ScoringError(
             f"a player who has declared a chow is offered no other (R17.2, max_chows {rules.max_chows}),"
             f" so the hand cannot show {chows}"
+        )
+    expected = 14 - 3 * len(hand.melds)
+    if sum(counts) != expected:
+        raise ScoringError(
+            f"with {len(hand.melds)} declared sets the concealed part has {expected} tiles (R4.1, R7.1),"
+            f" not {sum(counts)}"
         )
     if not complete(counts, hand.melds, rules):
         if rules.max_chows < 4:

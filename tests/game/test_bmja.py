@@ -128,6 +128,31 @@ def test_r17_4_the_wriggling_snakes_run_may_hold_declared_chows_but_its_pair_of_
     assert [str(t) for t in completing_tiles(ready, (meld("chow", "456d"),), held, BMJA)] == ["1d"]
 
 
+def test_r17_2_r17_4_a_wriggling_snake_shows_one_declared_chow_never_two() -> None:
+    # the book's snake may hold a declared chow (R17.4), but a player who declared one is offered no
+    # other (R17.2): Kajongg's WrigglingSnake takes no declared set at all
+    one = win("11 56789d ESWN", (meld("chow", "234d"),), tile="N")
+    assert (one.limit_hand, one.value) == ("Wriggling Snake", 1000)
+    two = (meld("chow", "234d"), meld("chow", "567d"))
+    with pytest.raises(ScoringError, match=r"offered no other \(R17.2"):
+        win("11 89d ESWN", two, tile="N")
+    assert not complete(counts_of(parse_tiles("11 89d ESWN")), two, BMJA)
+    ready = counts_of(parse_tiles("11 89d ESW"))
+    held = list(ready)
+    for m in two:
+        for t in m.tiles:
+            held[t] += 1
+    assert completing_tiles(ready, two, held, BMJA) == []  # nor is a loser calling for it (R17.5)
+
+
+def test_r17_4_buried_treasure_counts_a_concealed_kong_as_the_book_says() -> None:
+    # "four pungs or kongs, every one concealed": Kajongg's BuriedTreasure counts only pungs of three
+    kong = win("222c 555c EEE NN", (meld("kong", "9999c", concealed=True),), tile="N", by="discard")
+    assert (kong.limit_hand, kong.value) == ("Buried Treasure", 1000)
+    added = win("222c 555c EEE NN", (meld("kong", "9999c", added=True),), tile="N", by="discard")
+    assert added.limit_hand is None  # an added kong is exposed (R5.2c)
+
+
 def test_r17_4_buried_treasure_is_concealed_pungs_of_one_suit_with_honours() -> None:
     assert win("222c 555c EEE 999c NN", tile="N", by="discard").limit_hand == "Buried Treasure"
     assert win("222c 555b EEE 999c NN", tile="N", by="discard").limit_hand is None  # two suits

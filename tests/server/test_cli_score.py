@@ -294,8 +294,8 @@ EAST_HAND = {**HAND, "seat_wind": "E", "dealer": True}
 BMJA_SNAKE = {
     **HAND,
     "ruleset": "bmja",
-    "concealed": "11 789d ESWN",
-    "melds": [{"kind": "chow", "tiles": "234d"}, {"kind": "chow", "tiles": "456d"}],
+    "concealed": "11 89d ESWN",
+    "melds": [{"kind": "chow", "tiles": "234d"}, {"kind": "chow", "tiles": "567d"}],
     "winning_tile": "N",
 }
 
@@ -338,7 +338,7 @@ BMJA_SNAKE = {
         # R17.2: no second chow is offered to a player who has declared one, so no snake shows two
         (BMJA_SNAKE, "R17.2", "cannot show 2"),
         (
-            {**BMJA_SNAKE, "loser": True, "concealed": "11 789d ESW", "winning_tile": None, "win_by": None},
+            {**BMJA_SNAKE, "loser": True, "concealed": "11 89d ESW", "winning_tile": None, "win_by": None},
             "R17.2",
             "cannot show 2",
         ),
