@@ -246,12 +246,14 @@ def winning_hand(data: Mapping[str, object], rules: Rules) -> WinningHand:
     assert isinstance(win_by, str) and isinstance(loose_kongs, int)
     winning_tile = _tile(data, "winning_tile")
     if knitted:
-        if win_by not in ("discard", "robbed_kong") or winning_tile not in knitted:
-            raise InputError(
-                "a discard is claimed only to win, kong, pung or chow (R6.1), so a knitted set is exposed only when"
-                " the winning discard (or robbed tile, R6.5) completes it: it must hold the winning tile and win_by"
-                f" must be discard or robbed_kong, not {win_by!r} on {winning_tile}"
-            )
+        why = (
+            "a discard is claimed only to win, kong, pung or chow (R6.1), so a knitted set is exposed only when"
+            " the winning discard (or robbed tile, R6.5) completes it"
+        )
+        if win_by not in ("discard", "robbed_kong"):
+            raise InputError(f"{why}: win_by must be discard or robbed_kong, not {win_by!r}")
+        if winning_tile not in knitted:
+            raise InputError(f"{why}: it must hold the winning tile, {winning_tile}")
         for t in knitted:  # scored as the concealed tiles plus the winning discard, as every special hand (R17.4)
             concealed[t] += 1
     return WinningHand(
