@@ -52,7 +52,7 @@ class SocketKey:
 async def _refuse(scope: Scope, send: Send) -> None:
     reason = "input/bad_handshake"
     if "websocket.http.response" not in scope.get("extensions", {}):
-        await send({"type": "websocket.close", "code": 1002, "reason": reason})  # (the server answers 403)
+        await send({"type": "websocket.close", "code": 1008, "reason": reason})  # (the server answers 403)
         return
     message = "a socket's handshake needs one Sec-WebSocket-Key: the base64 of 16 random bytes (RFC 6455)"
     body = json.dumps({"error": {"reason": reason, "message": message}}, separators=(",", ":")).encode()
