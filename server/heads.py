@@ -2,12 +2,13 @@
 
 A connection must send a whole request head (the request line and the headers) within
 ``head-timeout`` seconds of opening, and again within that long of its last answer when it is kept
-alive for another request; past that it is closed (answered 408 ``input/too_slow`` first if it had
-sent part of a head). An address may have at most ``heads`` connections that have not yet sent their
-first whole head: past that, a new one is answered 429 ``rate/too_many_connections`` and closed at
-once. So a visitor who opens connections and says nothing holds no file descriptor for long, nor
-many at once. A kept-alive connection that says nothing is closed by uvicorn after
-``timeout_keep_alive`` (5 s) in any case.
+alive for another request (the rest of the answered request, a body the app did not read, included);
+past that it is closed (answered 408 ``input/too_slow`` first if it had sent part of a head). An
+address may have at most ``heads`` connections that have not yet sent their first whole head: past
+that, a new one is answered 429 ``rate/too_many_connections`` and closed at once. So a visitor who
+opens connections and says nothing holds no file descriptor for long, nor many at once. A kept-alive
+connection that says nothing is closed by uvicorn after ``timeout_keep_alive`` (5 s) in any case.
+Each process counts its own connections.
 
 Connections from a proxy the server trusts for ``X-Forwarded-For`` (uvicorn's
 ``forwarded_allow_ips``: 127.0.0.1 and ::1 unless ``FORWARDED_ALLOW_IPS`` says otherwise) are not
@@ -158,9 +159,12 @@ class _HeadProtocol(H11Protocol):
         super().connection_lost(exc)
 
     def _waiting(self) -> bool:
-        """Whether this connection is ours and waits for (the rest of) a request head."""
-        transport = self.transport
-        return transport.get_protocol() is self and not transport.is_closing() and self.conn.their_state is h11.IDLE
+        """Whether this connection is ours and waits for (the rest of) a request head, or for the rest
+        of a request it has answered already (a body the app did not read, sent on and on)."""
+        transport, conn = self.transport, self.conn
+        if transport.get_protocol() is not self or transport.is_closing():
+            return False
+        return conn.their_state is h11.IDLE or conn.our_state in (h11.DONE, h11.MUST_CLOSE)
 
     def _look(self) -> None:
         if self._waiting():
@@ -185,7 +189,7 @@ class _HeadProtocol(H11Protocol):
         if not self._waiting():
             self._head_arrived()
             return
-        if self.conn.trailing_data[0]:  # part of a head came: say why it is closed
+        if self.conn.their_state is h11.IDLE and self.conn.trailing_data[0]:  # part of a head: say why it is closed
             said = "the request's head did not arrive in time: send it whole, then the body"
             self.transport.write(_answer(408, "Request Timeout", "input/too_slow", said))
         metrics.HEADS_CLOSED.labels("input/too_slow").inc()

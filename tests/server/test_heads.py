@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 import psutil
 import pytest
+from livekit import LiveClient
 from processkit import ServerProcess, free_port
 from websockets.asyncio.client import connect
 
@@ -162,8 +163,12 @@ async def test_an_address_may_hold_only_so_many_connections_that_have_not_sent_a
 
 async def test_kept_alive_connections_bodies_and_sockets_keep_their_own_deadlines(tmp_path: Path) -> None:
     async with _serving(tmp_path, "head-timeout=2", "body-timeout=4") as server:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", trust_env=False) as http:
+            owner = (await http.post("/api/tables", json={"player": "Ann"})).json()
         ws = await connect(f"ws://127.0.0.1:{server.port}/ws", proxy=None, open_timeout=WITHIN)
+        client = LiveClient(ws)
         try:
+            await client.hello(owner["table"], owner["token"])
             get = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 
             async def first_answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -193,8 +198,20 @@ async def test_kept_alive_connections_bodies_and_sockets_keep_their_own_deadline
             assert said.startswith(b"HTTP/1.1 408 ") and b"body did not arrive within 4 s" in said, said
             assert time.monotonic() - started >= 4 - 0.1
             writer.close()
+            # A body nobody reads (the path does not exist), sent a byte at a time after its answer, does
+            # not keep the connection either: it has the head's deadline from that answer.
+            reader, writer = await _open(server.port)
+            writer.write(b"POST /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n")
+            answer = asyncio.ensure_future(_until_closed(reader))
+            async with asyncio.timeout(WITHIN):
+                while not answer.done():  # (the trickle is what is tested, not a wait)
+                    writer.write(b"x")
+                    await asyncio.wait([answer], timeout=0.2)
+            assert answer.result().startswith(b"HTTP/1.1 404 "), answer.result()
+            writer.close()
             # The socket opened before all that, far past the head's deadline, is still open.
             pong = await ws.ping()
             await asyncio.wait_for(pong, WITHIN)
+            assert client.close_code is None
         finally:
-            await ws.close()
+            await client.close()
