@@ -33,6 +33,7 @@ from server.club.routes import club_routes
 from server.club.secret import load_secret
 from server.club.sessions import GUEST_MAX_AGE, keep_cookie
 from server.cluster.identity import cluster_prefix
+from server.handshake import SocketKey
 from server.history.pages import history_pages
 from server.history.reviews import review_routes
 from server.history.routes import history_routes
@@ -391,6 +392,7 @@ def create_app(
         Middleware(Hsts),
         Middleware(GZipMiddleware, minimum_size=1024),
         Middleware(RateGate, handshakes=True),  # (a socket `Gate` refuses counts too)
+        Middleware(SocketKey),  # (a handshake without a valid Sec-WebSocket-Key: 400)
         Middleware(Gate),
         Middleware(RateGate),
     ]

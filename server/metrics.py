@@ -5,9 +5,14 @@ a microsecond); `serve` shows them on a listener of their own, on 127.0.0.1 only
 public application. The listener runs on a thread, so it answers while the event loop is stuck,
 and the event-loop lag it shows then grows with the time the loop has not run.
 
-- ``sparrow_tables{status}``, ``sparrow_sockets``: live tables by status, sockets attached to them;
+- ``sparrow_tables{status}``, ``sparrow_sockets``: the tables in this process's memory by status
+  (``/healthz``'s ``tables`` is their sum; a table that left memory is counted by none), and the
+  sockets attached to them;
 - ``sparrow_intents_total``: intents (``act`` messages) received;
 - ``sparrow_refusals_total{reason}``: refusals sent, by reason code (docs/protocol.md);
+- ``sparrow_heads_closed_total{reason}``: connections closed before they sent a whole request head
+  (server/heads.py): too late (``input/too_slow``), or one too many from an address
+  (``rate/too_many_connections``);
 - ``sparrow_table_failures_total``: failures inside a table's actor (each rebuilds the table);
 - ``sparrow_journal_commit_seconds``: from a journal write's submission to its commit;
 - ``sparrow_event_loop_lag_seconds``: how late the event loop ran a task due now;
@@ -33,6 +38,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Proc
 
 __all__ = [
     "GC_PAUSE",
+    "HEADS_CLOSED",
     "INTENTS",
     "JOURNAL_COMMIT",
     "LOST",
@@ -50,6 +56,12 @@ ProcessCollector(registry=REGISTRY)
 
 INTENTS = Counter("sparrow_intents", "Intents (act messages) received from sockets.", registry=REGISTRY)
 REFUSALS = Counter("sparrow_refusals", "Refusals sent to clients, by reason code.", ["reason"], registry=REGISTRY)
+HEADS_CLOSED = Counter(
+    "sparrow_heads_closed",
+    "Connections closed before they sent a whole request head, by reason code.",
+    ["reason"],
+    registry=REGISTRY,
+)
 TABLE_FAILURES = Counter(
     "sparrow_table_failures", "Failures inside a table's actor; each rebuilds the table.", registry=REGISTRY
 )
@@ -59,8 +71,8 @@ JOURNAL_COMMIT = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
     registry=REGISTRY,
 )
-TABLES = Gauge("sparrow_tables", "Live tables, by status.", ["status"], registry=REGISTRY)
-SOCKETS = Gauge("sparrow_sockets", "Sockets attached to live tables (seats and spectators).", registry=REGISTRY)
+TABLES = Gauge("sparrow_tables", "Tables in this process's memory, by status.", ["status"], registry=REGISTRY)
+SOCKETS = Gauge("sparrow_sockets", "Sockets attached to the tables in memory (seats, spectators).", registry=REGISTRY)
 LOOP_LAG = Gauge(
     "sparrow_event_loop_lag_seconds",
     "Seconds the event loop last woke a once-a-second task late, or how overdue it is now.",
@@ -82,7 +94,7 @@ LOST = Counter(
     "sparrow_tables_lost", "Tables this process let go because another process took them.", registry=REGISTRY
 )
 
-STATUSES = ("waiting", "playing", "over")  # always shown, 0 when none
+STATUSES = ("waiting", "playing", "adjourned", "over")  # always shown, 0 when none
 _REASON = re.compile(r"[a-z_]{1,30}/[a-z_]{1,40}")  # the shape of every reason code (docs/protocol.md)
 WATCH_EVERY = 1.0  # seconds between two looks at the lobby and the loop
 
@@ -119,6 +131,7 @@ class _Lag:
 
 _lag = _Lag()
 LOOP_LAG.set_function(_lag.value)
+_shown: set[str] = set()  # every status `watch` has counted tables of (each is set again, to 0 if none)
 
 
 async def watch(lobby: Callable[[], _Lobby | None], every: float = WATCH_EVERY) -> None:
@@ -135,8 +148,9 @@ async def watch(lobby: Callable[[], _Lobby | None], every: float = WATCH_EVERY) 
                 continue
             tables = list(current.tables.values())
             counts = Tally(t.status for t in tables)
-            for status in {*STATUSES, *counts}:
+            for status in {*STATUSES, *_shown, *counts}:  # (a status no table has now shows 0)
                 TABLES.labels(status).set(counts.get(status, 0))
+            _shown.update(counts)
             SOCKETS.set(sum(len(t.connections) for t in tables))
     finally:
         _lag.due = None

@@ -4,7 +4,8 @@ Both are the libraries' own. The HTTP protocol is h11's rather than httptools': 
 object and its parser refer to each other, and on a WebSocket upgrade uvicorn hands the connection to
 the WebSocket protocol without breaking that cycle, so every handshake, accepted or refused, left
 its HTTP side to the garbage collector. With h11 a connection that is gone is freed at once by
-reference counting (tests/server/test_memory.py; docs/deploy.md, "Memory").
+reference counting (tests/server/test_memory.py; docs/deploy.md, "Memory"). `sparrow serve` runs a
+subclass of h11's that holds request heads to a deadline and a count per address (server/heads.py).
 """
 
 from __future__ import annotations

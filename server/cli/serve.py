@@ -111,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
     from server.club.club import ClubConfig
     from server.club.secret import load_secret
     from server.collector import settle, watch_pauses
+    from server.heads import Heads, head_protocol
     from server.origins import OriginError, configured
     from server.store.session import database_url
     from server.wire import UVICORN_OPTIONS
@@ -168,8 +169,11 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(socket_config=socket_config, db=db, club=club, redis=redis, limits=limits, started=settle)
     # In JSON, uvicorn's own lines go through our handler (None: it leaves logging as it is).
     log_config = None if args.log_format == "json" else LOGGING_CONFIG
+    # Each request head is held to --limit head-timeout and heads, as an admin has them now (server/heads.py).
+    heads = Heads(lambda: app.state.rates.limits if hasattr(app.state, "rates") else limits)
+    options = {**UVICORN_OPTIONS, "http": head_protocol(heads)}
     config = uvicorn.Config(
-        app, host=args.host, port=port, log_level="warning", log_config=log_config, lifespan="on", **UVICORN_OPTIONS
+        app, host=args.host, port=port, log_level="warning", log_config=log_config, lifespan="on", **options
     )
     server = uvicorn.Server(config)
 

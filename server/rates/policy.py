@@ -15,7 +15,7 @@ NONE = "none"  # a limit set to this is not counted at all
 # `sparrow serve` flags for a load test or a benchmark, which plays a whole club from one address.
 LOAD_FLAGS = [
     *("--limit", "sockets=none", "--limit", "handshakes=none", "--limit", "requests=none"),
-    *("--limit", "replays=none", "--limit", "tables=none"),
+    *("--limit", "replays=none", "--limit", "tables=none", "--limit", "heads=none"),
 ]
 
 
@@ -26,9 +26,9 @@ class LimitError(ValueError):
 @dataclass(frozen=True, slots=True)
 class Limits:
     """What one visitor (a logged-in member, else an address) may do. Rates are in the `limits`
-    library's notation ("600/minute", "5 per 15 minutes"); counts are whole numbers; the body
-    deadline is in seconds. A rate or count set to "none" (`NONE`; None for ``sockets``) is not
-    counted."""
+    library's notation ("600/minute", "5 per 15 minutes"); counts are whole numbers; the head
+    and body deadlines are in seconds. A rate or count set to "none" (`NONE`; None for ``sockets``
+    and ``heads``) is not counted."""
 
     sockets: int | None = 20  # live sockets per visitor, across every table
     handshakes: str = "60/minute"  # socket handshakes per address
@@ -42,6 +42,8 @@ class Limits:
     name_failures: str = "50/hour"  # wrong logins per name from anywhere: the name is locked
     address_failures: str = "30 per 15 minutes"  # wrong logins per address for any name
     body_timeout: float = 10.0  # seconds for a request's body to arrive
+    head_timeout: float = 5.0  # seconds for a request's head to arrive (server/heads.py)
+    heads: int | None = 50  # connections per address that have not yet sent a whole request head
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
@@ -51,10 +53,14 @@ class Limits:
                     limits.parse(value)
                 except ValueError:
                     raise LimitError(f"{_flag(field.name)}={value!r} is not a rate such as 60/minute") from None
-        if self.sockets is not None and not 1 <= self.sockets <= 100_000:
-            raise LimitError(f"sockets={self.sockets!r} must be a whole number from 1 to 100000, or none")
-        if not (math.isfinite(self.body_timeout) and 0 < self.body_timeout <= 3600):
-            raise LimitError(f"body-timeout={self.body_timeout!r} must be a number of seconds from 0 to 3600")
+        for name in ("sockets", "heads"):
+            count = getattr(self, name)
+            if count is not None and not 1 <= count <= 100_000:
+                raise LimitError(f"{name}={count!r} must be a whole number from 1 to 100000, or none")
+        for name in ("body_timeout", "head_timeout"):
+            seconds = getattr(self, name)
+            if not (math.isfinite(seconds) and 0 < seconds <= 3600):
+                raise LimitError(f"{_flag(name)}={seconds!r} must be a number of seconds from 0 to 3600")
 
     def item(self, name: str) -> limits.RateLimitItem | None:
         """The rate ``name`` (a field holding a rate) as the `limits` library's item (None: "none")."""

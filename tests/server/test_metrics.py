@@ -14,6 +14,8 @@ from processkit import ServerProcess, free_port
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 
+from server import metrics
+
 pytestmark = pytest.mark.asyncio
 
 TIMERS = {"bot_delay": 0, "claim": 120, "turn": 600, "ready": None}
@@ -96,3 +98,40 @@ async def test_no_metrics_unless_asked(tmp_path: Path) -> None:
         assert "Metrics" not in server.log.read_text()
     finally:
         server.stop()
+
+
+class _Table:
+    def __init__(self, status: str) -> None:
+        self.status = status
+        self.connections: list[object] = [object()]
+
+
+class _Lobby:
+    def __init__(self, statuses: list[str]) -> None:
+        self.tables = {str(n): _Table(status) for n, status in enumerate(statuses)}
+
+
+async def test_tables_by_status_count_what_is_in_memory_and_drop_to_0_when_tables_leave() -> None:
+    def figure(name: str, **labels: str) -> float | None:
+        return metrics.REGISTRY.get_sample_value(name, labels)
+
+    async def counted(expected: dict[str, float], sockets: float) -> None:
+        def seen() -> dict[str, float | None]:
+            return {status: figure("sparrow_tables", status=status) for status in expected}
+
+        try:
+            async with asyncio.timeout(30):  # (a bound for a failing test: the watcher counts every 10 ms here)
+                while seen() != expected:
+                    await asyncio.sleep(0.01)
+        except TimeoutError:
+            raise AssertionError(f"awaited sparrow_tables {expected}; it says {seen()}") from None
+        assert figure("sparrow_sockets") == sockets
+
+    lobby = _Lobby(["adjourned"] * 160 + ["playing"] * 3 + ["closed"])
+    watcher = asyncio.create_task(metrics.watch(lambda: lobby, every=0.01))
+    try:
+        await counted({"adjourned": 160, "playing": 3, "closed": 1, "waiting": 0, "over": 0}, 164)
+        lobby.tables.clear()  # every table left memory (/healthz says 0)
+        await counted({"adjourned": 0, "playing": 0, "closed": 0, "waiting": 0, "over": 0}, 0)
+    finally:
+        watcher.cancel()

@@ -5,6 +5,7 @@ bad API requests — is refused with a reason, and the table plays on afterwards
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from typing import Any
 
@@ -81,6 +82,46 @@ async def test_socket_from_another_sites_page_is_refused_with_403(live: LiveServ
     mover = clients[turn_seat(clients[0])]
     again = await live.attach(table_id, mover.token, origin=f"http://127.0.0.1:{live.port}")
     assert again.state["seat"] == mover.state["seat"]
+    await _plays_on([again, *(c for c in clients if c is not mover)])
+
+
+async def _handshake(port: int, *keys: bytes) -> tuple[bytes, bytes]:
+    """The status line and the rest of the answer to a socket handshake sending ``keys``."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        head = b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        head += b"".join(b"Sec-WebSocket-Key: " + key + b"\r\n" for key in keys)
+        writer.write(head + b"Sec-WebSocket-Version: 13\r\n\r\n")
+        status = await asyncio.wait_for(reader.readuntil(b"\r\n"), 30)
+        rest = await asyncio.wait_for(reader.read(4096), 30) if not status.startswith(b"HTTP/1.1 101 ") else b""
+        return status, rest
+    finally:
+        writer.close()
+
+
+@pytest.mark.asyncio
+async def test_a_handshake_without_a_valid_websocket_key_is_refused_with_400(live: LiveServer) -> None:
+    table_id, clients = await live.playing()
+    good = base64.b64encode(bytes(range(16)))
+    for keys in (
+        (b"",),
+        (b"abc",),
+        (b"A" * 28,),  # base64, of 21 bytes
+        (b"A" * 24,),  # 24 characters, but of 18 bytes
+        (b"A" * 21 + b"===",),  # 24 characters, padded wrong
+        (b"!" * 22 + b"==",),  # not base64
+        (good, good),  # one key, RFC 6455 says
+    ):
+        status, rest = await _handshake(live.port, *keys)
+        assert status.startswith(b"HTTP/1.1 400 "), (keys, status)
+        assert b'"reason":"input/bad_handshake"' in rest, (keys, rest)
+    status, _ = await _handshake(live.port)  # no key at all
+    assert status.startswith(b"HTTP/1.1 400 "), status
+    status, _ = await _handshake(live.port, good)
+    assert status.startswith(b"HTTP/1.1 101 "), status
+    # Nothing changed: the seats' sockets play on, and one more opens as before.
+    mover = clients[turn_seat(clients[0])]
+    again = await live.attach(table_id, mover.token)
     await _plays_on([again, *(c for c in clients if c is not mover)])
 
 
