@@ -22,7 +22,7 @@ from server.wire import UVICORN_OPTIONS
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 SEED = 11  # every table deals from this seed, so a test replays the same game
-TIMEOUT_MS = 10_000
+TIMEOUT_MS = 30_000  # what a page action or expectation waits for: a safety net, generous for a busy machine
 T = TypeVar("T")
 
 
@@ -66,7 +66,7 @@ class LiveServer:
 
     def wait(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run ``coroutine`` on the server's event loop and return its result."""
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=10)
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=TIMEOUT_MS / 1000)
 
     def call(self, fn: Callable[[], T]) -> T:
         """Run ``fn`` on the server's event loop (where the tables live) and return its result."""
@@ -74,14 +74,14 @@ class LiveServer:
         async def run() -> T:
             return fn()
 
-        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(timeout=10)
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(timeout=TIMEOUT_MS / 1000)
 
     def __enter__(self) -> LiveServer:
         self.thread.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while not self.server.started:  # uvicorn offers no event for "started"
             assert self.thread.is_alive(), "uvicorn stopped before it started"
-            assert time.monotonic() < deadline, "uvicorn did not start in 10 s"
+            assert time.monotonic() < deadline, "uvicorn did not start in 60 s"
             time.sleep(0.01)
         if self.app.state.lobby is not self.lobby:  # the app made its own, on its database
             self.lobby = self.app.state.lobby
@@ -91,4 +91,4 @@ class LiveServer:
 
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
-        self.thread.join(timeout=10)
+        self.thread.join(timeout=TIMEOUT_MS / 1000)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from browserkit import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, LiveServer
+from playwright.sync_api import expect
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 
@@ -64,6 +65,7 @@ def new_page(browser: Any) -> Iterator[Any]:
     def open_page(width: int = 1280, height: int = 900, *, bypass_csp: bool = False) -> Any:
         context = browser.new_context(viewport={"width": width, "height": height}, bypass_csp=bypass_csp)
         context.set_default_timeout(TIMEOUT_MS)
+        expect.set_options(timeout=TIMEOUT_MS)
         contexts.append(context)
         page = context.new_page()
 

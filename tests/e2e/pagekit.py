@@ -25,15 +25,19 @@ def create_table(
     table_name: str = "Test table",
     bot_delay: float = 0.05,
     fair_pause: bool = True,
+    claim: int | None = None,
 ) -> str:
     """Create a table from the lobby page as ``player``; the page ends on the table. Returns its id.
-    ``fair_pause`` False unticks the fair pause (R6.9), for a test that only waits through it."""
+    ``fair_pause`` False unticks the fair pause (R6.9), for a test that only waits through it; ``claim``
+    sets the claim timer's seconds (for a test that looks at a claim window at its leisure)."""
     page.goto(base_url + "/")
     page.fill("#player-name", player)
     page.fill("#create-form input[name=name]", table_name)
     page.fill("#create-form input[name=bot_delay]", str(bot_delay))
     if not fair_pause:
         page.get_by_label("Fair pause").uncheck()
+    if claim is not None:
+        page.fill("#create-form input[name=claim]", str(claim))
     page.click("#create-form button[type=submit]")
     page.wait_for_url("**/t/*")
     expect(page.locator("#seat-list li.taken")).to_have_count(1)
@@ -109,7 +113,7 @@ def play_until_result(page: Page, *, timeout: float = 90.0) -> int:
     return discards
 
 
-def eventually(check: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
+def eventually(check: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
     """Wait until ``check()`` holds (for state the page and the server both change)."""
     deadline = time.monotonic() + timeout
     while not check():

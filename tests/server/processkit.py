@@ -9,11 +9,13 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 from dbkit import fresh_database
+from livekit import STARTS_WITHIN, TIMEOUT
 
 from server.rates.policy import LOAD_FLAGS
 
@@ -58,14 +60,15 @@ class ServerProcess:
         """Start the process (with ``extra`` arguments) and wait until it serves."""
         self.spawn(*extra)
         assert self.proc is not None
-        async with httpx.AsyncClient(trust_env=False) as http:
-            for _ in range(400):
+        deadline = time.monotonic() + STARTS_WITHIN
+        async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
+            while time.monotonic() < deadline:
                 assert self.proc.poll() is None, self.log.read_text()
                 with contextlib.suppress(httpx.TransportError):
                     if (await http.get(f"http://127.0.0.1:{self.port}/healthz")).status_code == 200:
                         return
                 await asyncio.sleep(0.05)  # a child process offers nothing to await but its port
-        raise AssertionError("the server did not start:\n" + self.log.read_text())
+        raise AssertionError(f"the server did not serve /healthz within {STARTS_WITHIN:g} s:\n" + self.log.read_text())
 
     def signal(self, sig: int) -> int:
         assert self.proc is not None

@@ -12,6 +12,7 @@ from pathlib import Path
 import psutil  # type: ignore[import-untyped]
 import pytest
 import uvicorn
+from livekit import within
 
 from server.app import create_app
 from server.cli import build_parser
@@ -35,7 +36,7 @@ async def test_loadtest_plays_two_tables_and_reports_sane_figures(tmp_path: Path
             await asyncio.sleep(0.01)
         port = server.servers[0].sockets[0].getsockname()[1]
         options = Options(url=f"ws://127.0.0.1:{port}/ws", tables=2, hands=1, think=0, server_pid=os.getpid())
-        report = await asyncio.wait_for(loadtest(options), 60)
+        report = await asyncio.wait_for(loadtest(options), within(60))
     finally:
         server.should_exit = True
         await serving

@@ -12,6 +12,7 @@ import pytest
 import websockets
 from clubkit import PASSWORD, SECRET, become, browser, club_server, first_admin_code, invite, login, socket
 from dbkit import BACKENDS, fresh_database
+from livekit import TIMEOUT
 from tablekit import Kit
 
 from server.club import passwords
@@ -211,7 +212,7 @@ async def test_cross_site_posts_are_refused_and_change_nothing(
         await become(ann, first_admin_code(capsys.readouterr().out))
         cookie = {SESSION_COOKIE: ann.cookies[SESSION_COOKIE]}
         base = f"http://127.0.0.1:{live.port}"
-        async with httpx.AsyncClient(base_url=base, cookies=cookie, trust_env=False) as forged:
+        async with httpx.AsyncClient(base_url=base, cookies=cookie, trust_env=False, timeout=TIMEOUT) as forged:
             for origin in ("https://evil.example", None):
                 headers = {} if origin is None else {"origin": origin}
                 mode = await forged.post("/api/club/mode", json={"mode": "open"}, headers=headers)

@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 from dbkit import REDIS, discard_record, fresh_database, journal_on, redis_or_skip
-from livekit import TIMEOUT, LiveClient, hurried_move
+from livekit import TIMEOUT, LiveClient, hurried_move, within
 from processkit import SPARROW, ServerProcess, free_port
 from sqlalchemy import text
 from websockets.asyncio.client import connect
@@ -36,6 +36,7 @@ from server.tables.settings import TableSettings
 pytestmark = pytest.mark.asyncio
 
 TIMERS = {"bot_delay": 0, "claim": 120, "turn": 600, "ready": None}  # no deadline fires during a test
+ANSWER_WITHIN = 5.0  # seconds a live player waits for a move's answer before it reconnects, as a page would
 TAKEOVER = TTL + 5.0  # a dead process's tables run elsewhere this soon after it died (lease, then 5 s)
 
 
@@ -111,7 +112,7 @@ class _Player:
     connections: int = 0
     stop: bool = False
     paused: bool = False  # it makes no move meanwhile, but keeps its socket
-    answer_within: float = TIMEOUT  # seconds it waits for a move's answer before it gives the socket up
+    answer_within: float = ANSWER_WITHIN  # seconds it waits for a move's answer before it gives the socket up
     doing: str = ""  # what it is doing now, and why it last reconnected (for a failure's message)
 
     async def play(self) -> None:
@@ -185,9 +186,10 @@ async def _open_table(http: httpx.AsyncClient, port: int, player: str) -> tuple[
 
 
 async def _wait(predicate: object, what: str, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
+    """Poll ``predicate`` until it holds; ``timeout`` is what an idle machine needs, with `within`'s room."""
+    deadline = time.monotonic() + within(timeout)
     while not predicate():  # type: ignore[operator]
-        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
+        assert time.monotonic() < deadline, f"timed out after {within(timeout):g} s waiting for {what}"
         await asyncio.sleep(0.1)
 
 
@@ -233,14 +235,14 @@ async def test_three_processes_one_killed_every_table_resumes_elsewhere_with_not
         ports = [s.port for s in servers]
         victim, survivors = servers[0], ports[1:]
         players: list[_Player] = []
-        async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+        async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
             for i in range(30):  # made through each process in turn: each runs ten
                 table, token = await _open_table(http, ports[i % 3], f"P{i}")
                 # Half the people connect through another process than the table's.
                 first = ports[(i + i % 2) % 3]
                 players.append(_Player(table, token, [first, *(p for p in survivors if p != first)]))
             # The lobby list is the same in every process: each says every second which tables it runs.
-            deadline = time.monotonic() + 5
+            deadline = time.monotonic() + within(5)
             for port in ports:
                 while {p.table for p in players} - {
                     t["id"] for t in (await http.get(f"http://127.0.0.1:{port}/api/tables")).json()["tables"]
@@ -262,12 +264,12 @@ async def test_three_processes_one_killed_every_table_resumes_elsewhere_with_not
                 behind = [(p.table, p.acked, p.connections, p.doing) for p in players if p.acked < at_kill[p.table] + 3]
                 raise AssertionError(f"{exc}: {behind}") from None
             resumed = [next(t for t in p.acked_at if t > killed_at) - killed_at for p in players]
-            assert max(resumed) < TAKEOVER + 3, f"the slowest table resumed {max(resumed):.1f} s after the kill"
+            assert max(resumed) < within(TAKEOVER + 3), f"the slowest table resumed {max(resumed):.1f} s after the kill"
         finally:
             await _stop(players, tasks)
 
         await _stored_as_acknowledged(url, players)
-        async with httpx.AsyncClient(trust_env=False) as http:
+        async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
             health = [(await http.get(f"http://127.0.0.1:{port}/healthz")).json() for port in survivors]
         assert sum(h["cluster"]["tables_here"] for h in health) == 30
         assert all(h["cluster"]["tables_here"] > 0 for h in health)  # the survivors shared the dead one's
@@ -287,7 +289,7 @@ async def test_the_load_test_spreads_its_tables_over_the_processes_and_reports_e
         urls = [f"ws://127.0.0.1:{s.port}/ws" for s in servers]
         # --cross: every socket goes through the other process, which forwards it
         options = Options(url=urls[0], urls=urls, cross=True, tables=24, hands=1, think=0)
-        report = await asyncio.wait_for(loadtest(options), 120)
+        report = await asyncio.wait_for(loadtest(options), within(120))
     assert report["tables_finished"] == 24 and report["errors"]["disconnects"] == 0
     each = report["processes"]
     assert [p["url"] for p in each] == urls and [p["sockets_from"] for p in each] == urls[::-1]
@@ -306,7 +308,7 @@ async def test_a_process_that_stalls_past_its_leases_loses_its_tables_and_never_
     async with _cluster(tmp_path, 2) as (url, (stalled, other)):  # stalled runs every table
         players: list[_Player] = []
         lively = {**TIMERS, "bot_delay": 0.2, "claim": 1, "turn": 3}  # the tables keep writing by themselves
-        async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+        async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
             for i in range(6):
                 base = f"http://127.0.0.1:{stalled.port}/api/tables"
                 body = {"player": f"P{i}", "timers": lively, "overrides": {"claim_pause": False}}
@@ -319,14 +321,14 @@ async def test_a_process_that_stalls_past_its_leases_loses_its_tables_and_never_
             await _wait(lambda: all(p.acked >= 2 for p in players), "every table to play", 60)
             assert stalled.proc is not None
             stalled.proc.send_signal(signal.SIGSTOP)  # hung: it neither renews nor writes, but believes it runs
-            async with httpx.AsyncClient(trust_env=False) as http:
+            async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
 
                 async def running_on_other() -> int:
                     return int(
                         (await http.get(f"http://127.0.0.1:{other.port}/healthz")).json()["cluster"]["tables_here"]
                     )
 
-                deadline = time.monotonic() + TAKEOVER + 5
+                deadline = time.monotonic() + within(TAKEOVER + 5)
                 while await running_on_other() < 6:
                     assert time.monotonic() < deadline, "the other process did not take the tables over"
                     await asyncio.sleep(0.2)
@@ -347,7 +349,9 @@ async def test_a_process_that_stalls_past_its_leases_loses_its_tables_and_never_
         assert all(found == list(range(1, len(found) + 1)) for found in seqs.values())  # one log each, no gap
 
     log = (tmp_path / "server0.log").read_text()
-    assert "it stops here" in log  # it learned, from a refused write or from its renewal, that it lost them
+    # it learned that it lost them: from a refused write or its renewal (it stops here), or, when its first
+    # renewal after waking failed too (a busy machine), it let them go before they could run out
+    assert "it stops here" in log or "lets its tables go" in log, log
     assert "duplicate key" not in log and "IntegrityError" not in log
 
 
@@ -357,18 +361,18 @@ async def test_workers_serve_one_port_and_a_killed_worker_is_started_again(tmp_p
         server = ServerProcess(url, free_port(), tmp_path)
         await server.start("--redis", REDIS, "--workers", "2")
         try:
-            async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+            async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
                 base = f"http://127.0.0.1:{server.port}"
 
                 async def workers_seen(tries: int = 60) -> set[str]:
                     seen = set()
                     for _ in range(tries):  # a new connection each time: the kernel picks a worker
-                        async with httpx.AsyncClient(trust_env=False) as fresh:
+                        async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as fresh:
                             with contextlib.suppress(httpx.TransportError):
                                 seen.add((await fresh.get(f"{base}/healthz")).json()["cluster"]["process"])
                     return seen
 
-                deadline = time.monotonic() + 30
+                deadline = time.monotonic() + within(30)
                 first: set[str] = set()
                 while len(first) < 2:  # each connection is new: the kernel picks a worker for it
                     assert time.monotonic() < deadline, f"only one worker answered: {first}"
@@ -376,13 +380,13 @@ async def test_workers_serve_one_port_and_a_killed_worker_is_started_again(tmp_p
                 made = (await http.post(f"{base}/api/tables", json={"player": "Ann", "timers": TIMERS})).json()
                 victim = int(sorted(first)[0].split(":")[1])
                 os.kill(victim, signal.SIGKILL)
-                deadline = time.monotonic() + 30
+                deadline = time.monotonic() + within(30)
                 while not await workers_seen(20) - first:  # a new worker answers
                     assert time.monotonic() < deadline, "no worker took the dead one's place"
                     await asyncio.sleep(0.5)
-                deadline = time.monotonic() + TAKEOVER + 5
+                deadline = time.monotonic() + within(TAKEOVER + 5)
                 while True:  # the table, wherever it runs now (503 while it moves from the dead worker)
-                    async with httpx.AsyncClient(trust_env=False) as fresh:
+                    async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as fresh:
                         shown = await fresh.get(f"{base}/api/tables/{made['table']}")
                     if shown.status_code == 200:
                         break
@@ -422,7 +426,7 @@ async def test_a_member_disabled_through_one_process_is_shut_out_of_the_others_t
                 disabled = await ann.post("/api/club/members/2", json={"disabled": True})
                 assert disabled.status_code == 200
                 assert await client.closed() == 1008  # `one` closed his socket in `two`
-                deadline = time.monotonic() + 5
+                deadline = time.monotonic() + within(5)
                 while (await bob.get("/api/me")).json()["member"] is not None:  # `two` read the club again
                     assert time.monotonic() < deadline, "the other process still lets a disabled member in"
                     await asyncio.sleep(0.2)

@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 from dbkit import REDIS, fresh_database, redis_or_skip
+from livekit import TIMEOUT, within
 from processkit import ServerProcess, free_port
 from sqlalchemy import text
 from stallkit import SCRIPT, STALL_FILE
@@ -73,7 +74,7 @@ async def _leases(url: str) -> dict[str, tuple[str, int]]:
 
 
 async def _process_id(port: int) -> str:
-    async with httpx.AsyncClient(trust_env=False) as http:
+    async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
         return str((await http.get(f"http://127.0.0.1:{port}/healthz")).json()["cluster"]["process"])
 
 
@@ -84,7 +85,7 @@ async def _stored_and_gapless(url: str, players: list[_Player]) -> None:
 
 async def test_a_process_whose_loop_is_busy_longer_than_a_lease_keeps_its_tables_and_sockets(tmp_path: Path) -> None:
     async with _stallable(tmp_path, 2) as (url, (busy, other)):
-        async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+        async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
             made = await _tables_on(http, busy.port, 6)  # the busy process runs them all
         # half of the people through the busy process, half forwarded to it by the other
         players = [_Player(table, token, [(busy, other)[i % 2].port]) for i, (table, token) in enumerate(made)]
@@ -123,7 +124,7 @@ async def test_a_process_whose_loop_is_stuck_past_the_bound_loses_its_tables_and
     tmp_path: Path,
 ) -> None:
     async with _stallable(tmp_path, 2) as (url, (stuck, other)):
-        async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+        async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
             made = await _tables_on(http, stuck.port, 6)
         players = [_Player(table, token, [other.port]) for table, token in made]  # forwarded to it
         tasks = [asyncio.create_task(p.play()) for p in players]
@@ -132,7 +133,7 @@ async def test_a_process_whose_loop_is_stuck_past_the_bound_loses_its_tables_and
             stalled_at = _stall(stuck, STUCK)
             await _each_plays(players, 2, 30)
             resumed = _resumed(players, stalled_at)
-            assert max(resumed.values()) < STUCK_TAKEOVER, resumed
+            assert max(resumed.values()) < within(STUCK_TAKEOVER), resumed
             assert min(resumed.values()) > TTL, resumed  # (it was stuck, not dead: its leases were renewed a while)
             # It wakes with tables it believes its own, and lets them go: every table plays on elsewhere.
             await asyncio.sleep(max(0.0, stalled_at + STUCK + 2 - time.monotonic()))
@@ -153,7 +154,7 @@ async def test_a_process_whose_loop_is_stuck_past_the_bound_loses_its_tables_and
 async def test_a_takeover_of_many_tables_moves_each_once(tmp_path: Path) -> None:
     async with _stallable(tmp_path, 3) as (url, servers):
         dead, survivors = servers[0], servers[1:]
-        async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+        async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
             made = await _tables_on(http, dead.port, TAKEN)
         # people through both survivors: each forwards half of them, and runs some after the takeover
         players = [_Player(table, token, [survivors[i % 2].port]) for i, (table, token) in enumerate(made)]

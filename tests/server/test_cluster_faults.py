@@ -18,6 +18,7 @@ import httpx
 import pytest
 from clubkit import club_server
 from dbkit import PG_ADMIN, REDIS, fresh_database, redis_or_skip
+from livekit import TIMEOUT, within
 from proxykit import TcpProxy
 from sqlalchemy import text
 from test_cluster import TIMERS, _cluster, _each_plays, _Player, _stop, _stored_as_acknowledged, _wait
@@ -80,7 +81,7 @@ def _resumed(players: list[_Player], since: float) -> dict[str, float]:
 
 async def test_a_process_hung_inside_a_transaction_holds_no_table_hostage(tmp_path: Path) -> None:
     async with _cluster(tmp_path, 2) as (url, (hung, other)):
-        async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+        async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
             made = await _tables_on(http, hung.port, 6)  # the hung process runs them all
         players = [_Player(table, token, [other.port]) for table, token in made]  # forwarded to it
         tasks = [asyncio.create_task(p.play()) for p in players]
@@ -108,13 +109,13 @@ async def test_a_process_hung_inside_a_transaction_holds_no_table_hostage(tmp_pa
                 behind = [(p.table, p.acked, p.doing) for p in free if p.acked <= at_stop[p.table]]
                 raise AssertionError(f"{exc}: {behind}") from None
             resumed = _resumed(free, stopped_at)
-            assert max(resumed.values()) < TAKEOVER, resumed
+            assert max(resumed.values()) < within(TAKEOVER), resumed
             assert players[1].acked <= at_stop[locked] + 1  # still locked: not taken over, nor run twice
             await outsider.execute("ROLLBACK")
             released_at = time.monotonic()
             await _wait(lambda: players[1].acked >= at_stop[locked] + 2, "the locked table to play once let go", 10)
             back = next(t for t in players[1].acked_at if t > released_at) - released_at
-            assert back < 5.0, back
+            assert back < within(5.0), back
         finally:
             await _stop(players, tasks)
             await outsider.close()
@@ -139,14 +140,14 @@ async def _outage_survived(players: list[_Player], url: str) -> float:
     back_at = await cut_off(url, OUTAGE)
     await _each_plays(players, 2, 30)
     resumed = _resumed(players, back_at)
-    assert max(resumed.values()) < BACK_WITHIN, resumed
+    assert max(resumed.values()) < within(BACK_WITHIN), resumed
     return max(resumed.values())
 
 
 async def test_after_the_database_was_out_of_reach_every_table_plays_again_in_every_process(tmp_path: Path) -> None:
     async with _cluster(tmp_path, 2) as (url, servers):
         ports = [s.port for s in servers]
-        async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+        async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
             made = [*await _tables_on(http, ports[0], 3), *await _tables_on(http, ports[1], 3)]
         # half of the people through the process that runs their table, half through the other
         players = [_Player(table, token, [ports[i % 2], ports[1 - i % 2]]) for i, (table, token) in enumerate(made)]
@@ -165,7 +166,7 @@ async def test_after_the_database_was_out_of_reach_every_table_plays_again_in_ev
                     "sparrow.store: the database writes again",
                 ):
                     assert log.count(said) <= 1, (said, log[-3000:])
-            async with httpx.AsyncClient(trust_env=False) as http:
+            async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
                 health = [(await http.get(f"http://127.0.0.1:{port}/healthz")) for port in ports]
             assert [h.status_code for h in health] == [200, 200]
             # every table is held by exactly one process, and counted there (none runs without its lease)
@@ -184,7 +185,7 @@ async def test_after_the_database_was_out_of_reach_every_table_plays_again_in_ev
 
 async def test_a_takeover_that_cannot_read_a_table_lets_it_go_and_takes_it_again(tmp_path: Path) -> None:
     async with _cluster(tmp_path, 2) as (url, (dead, survivor)):
-        async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+        async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
             made = await _tables_on(http, dead.port, 4)
         players = [_Player(table, token, [survivor.port]) for table, token in made]
         tasks = [asyncio.create_task(p.play()) for p in players]
@@ -232,7 +233,7 @@ async def test_a_process_killed_while_redis_is_out_of_reach_leaves_its_tables_to
     await redis_or_skip()
     async with TcpProxy("127.0.0.1", int(REDIS.rsplit(":", 1)[1].split("/")[0])) as proxy:
         async with _cluster(tmp_path, 2, redis=f"redis://{proxy.url_part}/0") as (url, (dead, survivor)):
-            async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+            async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
                 made = await _tables_on(http, dead.port, 3) + await _tables_on(http, survivor.port, 1)
             # Every page through the survivor: those at the dead process's tables are forwarded to it
             # until Redis goes (1012), then refused until the survivor runs those tables itself.

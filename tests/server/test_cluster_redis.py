@@ -17,7 +17,7 @@ import pytest
 from clubkit import club_server
 from clusterkit import plays, started_table
 from dbkit import REDIS, fresh_database, redis_or_skip
-from livekit import LiveClient, LiveServer, hurried_move
+from livekit import LiveClient, LiveServer, hurried_move, within
 from proxykit import TcpProxy
 
 pytestmark = pytest.mark.asyncio
@@ -54,7 +54,7 @@ async def _forwarded(tmp_path: Path) -> AsyncIterator[tuple[TcpProxy, LiveServer
 
 async def _attach_again(live: LiveServer, table: str, token: str) -> LiveClient:
     """A socket at ``table`` through ``live``, as a page reconnects: again until it gets its snapshot."""
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + within(15)
     while True:
         try:
             return await live.attach(table, token)

@@ -63,7 +63,9 @@ async def test_a_backup_taken_during_play_resumes_in_a_fresh_server(tmp_path: Pa
     clients: list[LiveClient] = []
     try:
         await live.start()
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{live.port}", trust_env=False) as http:
+        async with httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{live.port}", trust_env=False, timeout=TIMEOUT
+        ) as http:
             body: dict[str, Any] = {"player": "Ann", "timers": TIMERS, "overrides": {"claim_pause": False}}
             owner = (await http.post("/api/tables", json=body)).json()
             table, token = owner["table"], owner["token"]

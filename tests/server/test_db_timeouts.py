@@ -15,6 +15,7 @@ import asyncpg
 import httpx
 import pytest
 from dbkit import fresh_database
+from livekit import TIMEOUT, within
 from processkit import served
 from sqlalchemy import text
 from test_cluster import TIMERS, _human_actions, _Player, _stop, _wait
@@ -61,7 +62,7 @@ async def test_a_table_lock_held_elsewhere_is_a_quick_503_and_play_goes_on_once_
         async with httpx.AsyncClient(trust_env=False, timeout=30) as http:
             made = await _tables_on(http, server.port, 3)
             # (while the lock is held a move's answer may take ANSWERED_WITHIN, by design: wait longer)
-            players = [_Player(t, token, [server.port], answer_within=ANSWERED_WITHIN + 5) for t, token in made]
+            players = [_Player(t, token, [server.port], answer_within=within(ANSWERED_WITHIN) + 5) for t, token in made]
             tasks = [asyncio.create_task(p.play()) for p in players]
             outsider = await asyncpg.connect(server.url.replace("+asyncpg", ""))  # a person at psql, say
             try:
@@ -75,7 +76,7 @@ async def test_a_table_lock_held_elsewhere_is_a_quick_503_and_play_goes_on_once_
                 made = await http.post(f"http://127.0.0.1:{server.port}/api/tables", json=body)
                 took = time.monotonic() - asked
                 assert made.status_code == 503 and made.json()["error"]["reason"] == "server/storage", made.text
-                assert took < ANSWERED_WITHIN, took
+                assert took < within(ANSWERED_WITHIN), took
                 await asyncio.sleep(ANSWERED_WITHIN)  # the tables try to write meanwhile
                 # every move had its answer (a refusal); else say what each player was doing
                 assert all(p.unanswered == 0 for p in players), [(p.table, p.unanswered, p.doing) for p in players]
@@ -104,12 +105,12 @@ async def test_a_table_lock_held_elsewhere_is_a_quick_503_and_play_goes_on_once_
 
 async def test_after_the_database_was_out_of_reach_every_table_plays_again(tmp_path: Path) -> None:
     async with served("postgresql", tmp_path) as server:
-        async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
+        async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
             players = [_Player(t, token, [server.port]) for t, token in await _tables_on(http, server.port, 4)]
         tasks = [asyncio.create_task(p.play()) for p in players]
         try:
             took = await _outage_survived(players, server.url)
-            async with httpx.AsyncClient(trust_env=False) as http:
+            async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
                 assert (await http.get(f"http://127.0.0.1:{server.port}/healthz")).status_code == 200
             assert server.proc is not None and server.proc.poll() is None  # the same process
         finally:

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import psutil
 import pytest
-from livekit import LiveClient
+from livekit import TIMEOUT, LiveClient
 from processkit import ServerProcess, free_port
 from websockets.asyncio.client import connect
 
@@ -167,7 +167,9 @@ async def test_an_address_may_hold_only_so_many_connections_that_have_not_sent_a
 
 async def test_kept_alive_connections_bodies_and_sockets_keep_their_own_deadlines(tmp_path: Path) -> None:
     async with _serving(tmp_path, "head-timeout=2", "body-timeout=4") as server:
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", trust_env=False) as http:
+        async with httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{server.port}", trust_env=False, timeout=TIMEOUT
+        ) as http:
             owner = (await http.post("/api/tables", json={"player": "Ann"})).json()
         ws = await connect(f"ws://127.0.0.1:{server.port}/ws", proxy=None, open_timeout=WITHIN)
         client = LiveClient(ws)

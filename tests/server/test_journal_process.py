@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from dbkit import DISCARD, action_seqs, created_tables, discard_record, journal_on
+from livekit import within
 from sqlalchemy import Connection, select
 from sqlalchemy.exc import OperationalError
 
@@ -272,7 +273,7 @@ def test_the_writer_ends_when_the_server_dies(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root, timeout=60)
     assert done.returncode == 0, done.stderr
     pid = int(done.stdout.split()[-1])
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + within(10)
     while time.monotonic() < deadline:
         if not Path(f"/proc/{pid}").exists():
             break

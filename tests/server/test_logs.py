@@ -16,6 +16,7 @@ import asyncpg
 import httpx
 import pytest
 from dbkit import PG_ADMIN, journal_on
+from livekit import TIMEOUT
 from processkit import ServerProcess, free_port
 from tablekit import Kit
 
@@ -115,7 +116,9 @@ async def test_serve_writes_json_lines(tmp_path: Path) -> None:
     server = ServerProcess(f"sqlite+aiosqlite:///{tmp_path / 'club.db'}", free_port(), tmp_path)
     try:
         await server.start("--log-format", "json")
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", trust_env=False) as http:
+        async with httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{server.port}", trust_env=False, timeout=TIMEOUT
+        ) as http:
             timers = {"grace": 0, "turn": 600, "ready": None}  # nobody connects: it pauses at once
             owner = (await http.post("/api/tables", json={"player": "Ann", "timers": timers})).json()
             await http.post(f"/api/tables/{owner['table']}/bots", json={"token": owner["token"]})

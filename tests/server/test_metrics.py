@@ -30,7 +30,7 @@ def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
 
 
 async def _scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    async with httpx.AsyncClient(trust_env=False) as http:
+    async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:
         response = await http.get(f"http://127.0.0.1:{port}/metrics")
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/plain")
     return _samples(response.text)
@@ -42,7 +42,9 @@ async def test_metrics_count_play_and_refusals_by_reason(tmp_path: Path) -> None
     try:
         await server.start("--metrics-port", str(metrics_port))
         assert f"Metrics are served on http://127.0.0.1:{metrics_port}/metrics" in server.log.read_text()
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", trust_env=False) as http:
+        async with httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{server.port}", trust_env=False, timeout=TIMEOUT
+        ) as http:
             assert (await http.get("/metrics")).status_code == 404  # never on the public application
             owner = (await http.post("/api/tables", json={"player": "Ann", "timers": TIMERS})).json()
             table, token = owner["table"], owner["token"]

@@ -15,6 +15,7 @@ import httpx
 import psutil  # type: ignore[import-untyped]
 import pytest
 from dbkit import BACKENDS, fresh_database
+from livekit import TIMEOUT, within
 from processkit import ServerProcess, free_port
 
 from server.store.lock import ADVISORY_KEY
@@ -25,7 +26,7 @@ TIMERS = {"bot_delay": 0, "claim": 120, "turn": 600, "ready": None}
 
 
 async def _one_table(server: ServerProcess) -> str:
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", trust_env=False) as http:
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", trust_env=False, timeout=TIMEOUT) as http:
         owner = (await http.post("/api/tables", json={"player": "Ann", "timers": TIMERS})).json()
         await http.post(f"/api/tables/{owner['table']}/bots", json={"token": owner["token"]})
         assert (
@@ -35,7 +36,7 @@ async def _one_table(server: ServerProcess) -> str:
 
 
 async def _status(server: ServerProcess, table: str) -> str:
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", trust_env=False) as http:
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", trust_env=False, timeout=TIMEOUT) as http:
         return str((await http.get(f"/api/tables/{table}")).json()["status"])
 
 
@@ -120,7 +121,7 @@ async def test_a_dropped_lock_connection_is_taken_again_and_a_server_that_lost_i
             dropped = await admin.fetchval(holders)
             assert dropped is not None
             await admin.execute("SELECT pg_terminate_backend($1)", dropped)
-            deadline = time.monotonic() + 20
+            deadline = time.monotonic() + within(20)
             while (await admin.fetchval(holders)) in (None, dropped):  # taken again, on a new connection
                 assert time.monotonic() < deadline, first.log.read_text()
                 await asyncio.sleep(0.2)
@@ -145,7 +146,7 @@ async def test_a_dropped_lock_connection_is_taken_again_and_a_server_that_lost_i
 
 async def _grab(admin: asyncpg.Connection) -> bool:
     """Take the server lock on ``admin``'s database within a second of its holder's end."""
-    deadline = time.monotonic() + 1
+    deadline = time.monotonic() + within(1)
     while time.monotonic() < deadline:
         if await admin.fetchval("SELECT pg_try_advisory_lock($1)", ADVISORY_KEY):
             return True

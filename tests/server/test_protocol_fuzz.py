@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from livekit import LiveClient, LiveServer, turn_seat
+from livekit import TIMEOUT, LiveClient, LiveServer, turn_seat
 from processkit import ServerProcess, free_port
 from websockets.asyncio.client import connect
 
@@ -278,7 +278,7 @@ async def test_a_real_server_stops_on_one_sigterm_after_the_abuse(tmp_path: Path
     try:
         await server.start()
         base = f"http://127.0.0.1:{server.port}"
-        async with httpx.AsyncClient(base_url=base, trust_env=False) as http:
+        async with httpx.AsyncClient(base_url=base, trust_env=False, timeout=TIMEOUT) as http:
             owner = (await http.post("/api/tables", json={"player": "Ann", "timers": {"bot_delay": 0}})).json()
             await http.post(f"/api/tables/{owner['table']}/bots", json={"token": owner["token"]})
             await http.post(f"/api/tables/{owner['table']}/start", json={"token": owner["token"]})
@@ -292,7 +292,7 @@ async def test_a_real_server_stops_on_one_sigterm_after_the_abuse(tmp_path: Path
             await player.ws.send(rng.choice(KINDS)(rng, {"id": 1, "window": 1, "seat": 0}))
         await player.wait_for(lambda: sum(1 for r in player.received if r.frame["t"] == "refused") >= 26, "refusals")
         await watcher.wait_for(lambda: any(r.frame["t"] == "refused" for r in watcher.received), "its refusal")
-        async with httpx.AsyncClient(base_url=base, trust_env=False) as http:
+        async with httpx.AsyncClient(base_url=base, trust_env=False, timeout=TIMEOUT) as http:
             assert (await http.get(f"/api/tables/{owner['table']}")).json()["status"] == "playing"
         assert server.signal(signal.SIGTERM) in (0, -signal.SIGTERM)  # one signal is enough (uvicorn re-raises it)
         assert await player.closed() == 1012 and await watcher.closed() == 1012

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from dbkit import BACKENDS
-from livekit import LiveClient, hurried_move
+from livekit import TIMEOUT, LiveClient, hurried_move
 from processkit import ServerProcess, served
 from websockets.asyncio.client import connect
 
@@ -24,7 +24,7 @@ TIMERS = {"bot_delay": 0, "claim": 120, "turn": 600, "ready": None}  # no deadli
 
 async def _seat_four(server: ServerProcess) -> tuple[str, list[str]]:
     base = f"http://127.0.0.1:{server.port}"
-    async with httpx.AsyncClient(base_url=base, trust_env=False) as http:
+    async with httpx.AsyncClient(base_url=base, trust_env=False, timeout=TIMEOUT) as http:
         owner = (await http.post("/api/tables", json={"player": "Ann", "timers": TIMERS})).json()
         tokens = [owner["token"]]
         for name in ("Bob", "Cy", "Di"):
