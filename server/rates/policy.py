@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 import limits
 
+from server.rates.addresses import IPV6_PREFIX
+
 __all__ = ["LOAD_FLAGS", "NONE", "Limits", "LimitError"]
 
 NONE = "none"  # a limit set to this is not counted at all
@@ -25,10 +27,10 @@ class LimitError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """What one visitor (a logged-in member, else an address) may do. Rates are in the `limits`
-    library's notation ("600/minute", "5 per 15 minutes"); counts are whole numbers; the body
-    deadline is in seconds. A rate or count set to "none" (`NONE`; None for ``sockets``) is not
-    counted."""
+    """What one visitor (a logged-in member, else an address: an IPv6 one by its network of
+    ``ipv6_prefix`` bits) may do. Rates are in the `limits` library's notation ("600/minute", "5 per
+    15 minutes"); counts are whole numbers; the body deadline is in seconds. A rate or count set to
+    "none" (`NONE`; None for ``sockets``) is not counted."""
 
     sockets: int | None = 20  # live sockets per visitor, across every table
     handshakes: str = "60/minute"  # socket handshakes per address
@@ -42,6 +44,7 @@ class Limits:
     name_failures: str = "50/hour"  # wrong logins per name from anywhere: the name is locked
     address_failures: str = "30 per 15 minutes"  # wrong logins per address for any name
     body_timeout: float = 10.0  # seconds for a request's body to arrive
+    ipv6_prefix: int = IPV6_PREFIX  # an IPv6 address counts as its network of this many bits (`address_key`)
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
@@ -53,6 +56,8 @@ class Limits:
                     raise LimitError(f"{_flag(field.name)}={value!r} is not a rate such as 60/minute") from None
         if self.sockets is not None and not 1 <= self.sockets <= 100_000:
             raise LimitError(f"sockets={self.sockets!r} must be a whole number from 1 to 100000, or none")
+        if isinstance(self.ipv6_prefix, bool) or not 32 <= self.ipv6_prefix <= 128:
+            raise LimitError(f"ipv6-prefix={self.ipv6_prefix!r} must be a whole number of bits from 32 to 128")
         if not (math.isfinite(self.body_timeout) and 0 < self.body_timeout <= 3600):
             raise LimitError(f"body-timeout={self.body_timeout!r} must be a number of seconds from 0 to 3600")
 
@@ -76,10 +81,10 @@ class Limits:
                 raise LimitError(f"--limit {flag!r}: say NAME=VALUE, with NAME one of {known}")
             kind = fields[key].type
             try:
-                if value.strip() == NONE and kind != "float":
+                if value.strip() == NONE and kind in ("int | None", "str"):
                     changes[key] = None if kind == "int | None" else NONE
                     continue
-                number = int if kind == "int | None" else float if kind == "float" else None
+                number = int if kind in ("int | None", "int") else float if kind == "float" else None
                 changes[key] = value.strip() if number is None else number(value)
             except ValueError:
                 raise LimitError(f"--limit {flag!r}: {value!r} is not a number") from None
