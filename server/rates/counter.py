@@ -3,9 +3,9 @@ the club shares (Redis when several processes serve it, this process's memory ot
 
 Rates use the moving window: a visitor who made ``N`` hits within the window may make the next when
 the oldest leaves it. Each rate counts apart, by its name (two limits set to one rate, say
-handshakes and requests both "3/hour", are still two counts). Live sockets are a counter raised on open and lowered on close. When the
-storage cannot be reached, nothing is refused (one warning is logged): a visitor is never refused
-for the server's own trouble.
+handshakes and requests both "3/hour", are still two counts). Live sockets are a counter raised on
+open and lowered on close. When the storage cannot be reached, nothing is refused (one warning is
+logged): a visitor is never refused for the server's own trouble.
 """
 
 from __future__ import annotations
