@@ -102,11 +102,12 @@ def _player_name(request: Request, given: object) -> object:
 def _person(request: Request) -> str:
     """Whom a new table counts against while it waits for players (`Lobby.max_waiting`): the
     logged-in member, else the address the request came from (behind a trusted proxy, the visitor's
-    from X-Forwarded-For, as for the login throttle)."""
+    from X-Forwarded-For), counted as every per-address limit counts it (an IPv6 one by its /64)."""
     who = member(request)
     if who is not None:
         return f"member {who.id}"
-    return f"address {request.client.host if request.client else '?'}"
+    rates: Rates = request.app.state.rates
+    return rates.address(request.client.host if request.client else None)
 
 
 async def storage_down(request: Request, exc: Exception) -> Response:

@@ -32,18 +32,14 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from server import metrics
+from server.rates.addresses import address_key
 from server.rates.policy import Limits
 
-__all__ = ["Heads", "head_protocol", "peer"]
+__all__ = ["Heads", "head_protocol"]
 
 log = logging.getLogger("sparrow.heads")
 
 _Network = ipaddress.IPv4Network | ipaddress.IPv6Network
-
-
-def peer(host: str) -> str:
-    """Whose unfinished heads are counted together: the peer's address as the socket gives it."""
-    return host
 
 
 class _Trust:
@@ -139,7 +135,7 @@ class _HeadProtocol(H11Protocol):
         super().connection_made(transport)
         host = self.client[0] if self.client else None
         if host is not None and not self.heads.trusts(host, self.config.forwarded_allow_ips):
-            who = peer(host)
+            who = address_key(host, self.heads.limits().ipv6_prefix)  # an IPv6 address by its network
             if not self.heads.admit(who):
                 self._refuse()
                 return

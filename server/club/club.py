@@ -7,6 +7,7 @@ without a query; every change is written to the database first, then made in mem
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import secrets
@@ -22,7 +23,7 @@ from game.rulesets import RULESETS
 from server.club.links import LinkStore
 from server.club.lockout import Lockout
 from server.club.logins import Logins, device
-from server.club.names import likeness, member_name
+from server.club.names import likeness, login_key, member_name
 from server.club.passes import Passes
 from server.club.passwords import check_new_password, hash_password, verify_password
 from server.club.sessions import Signer
@@ -248,13 +249,13 @@ class Club:
         :raises TableError: ``auth/bad_login`` (401) for an unknown name or a wrong password alike
             (checked in the same time), ``auth/locked`` (429) after too many failures, for a while.
         """
-        key = name.casefold() if isinstance(name, str) else ""
+        key = login_key(name)
         wait = await self.lockout.wait(key, address)
         if wait > 0:
             minutes = max(1, round(wait / 60))
             message = f"too many failed logins: try again in {minutes} minute(s)"
             raise TableError("auth/locked", message, status=429, retry_after=wait)
-        member = self._by_key.get(key) if isinstance(name, str) else None
+        member = self._by_key.get(key) if key else None
         ok = await verify_password(member.password_hash if member else None, password)
         if not ok or member is None or member.disabled:
             locked = await self.lockout.failed(key, address)
@@ -266,6 +267,11 @@ class Club:
                     await self._audit(None, "lockout", shown[:40], detail, None if member is None else member.id)
             raise TableError("auth/bad_login", "wrong name or password", status=401)
         await self.lockout.succeeded(key, address)
+        failures = await self.lockout.name_locked(key)
+        if failures:  # the admin hears that strangers are guessing, and that the member still got in
+            log.warning("login of %r from %s while the name is locked out for the addresses that failed", name, address)
+            detail = f"from {address}, which had not failed; {failures} failed logins for the name in its window"
+            await self._audit(member, "logged in during a lockout", member.name, detail, member.id)
         return member
 
     async def unlock(self, admin: Member, member_id: int) -> Member:
@@ -277,7 +283,7 @@ class Club:
         member = self.members.get(member_id)
         if member is None:
             raise TableError("club/no_member", "there is no such member", status=404)
-        await self.lockout.unlock(member.name.casefold())
+        await self.lockout.unlock(login_key(member.name))
         await self._audit(admin, "unlocked logins", member.name, "", member.id)
         return member
 
@@ -497,7 +503,7 @@ class Club:
         member renames themselves once in `RENAME_EVERY`; an admin (``by``) renames anyone at any time.
 
         :raises TableError: for a bad name, one that is (or looks like) someone else's, one a guest
-            plays under, or a rename too soon after the last.
+            plays under (or one that looks like it), or a rename too soon after the last.
         """
         chosen = member_name(name)
         own = by is None or (by.id == member.id and not by.admin)
@@ -515,6 +521,10 @@ class Club:
             # A guest who sits (or sat) under it would lose it: their seat and record stay theirs.
             said = f"a guest plays under the name {chosen!r}: choose another"
             raise TableError("club/guest_name", said, status=409)
+        alike = await self._guest_look_alike(chosen)
+        if alike is not None:  # (as a guest may not sit under a look-alike of a member's name)
+            said = f"the name {chosen!r} looks like {alike!r}, a name a guest plays under: choose another"
+            raise TableError("club/name_look_alike", said, status=409)
         changes: dict[str, object] = {"name": chosen}
         if own:
             changes["renamed_at"] = datetime.fromtimestamp(now, UTC)
@@ -532,6 +542,13 @@ class Club:
         self._keep(member)
         await self._audit(by or member, "renamed", chosen, f"was {old}", member.id)
         return member
+
+    async def _guest_look_alike(self, name: str) -> str | None:
+        """A name a guest sits (or sat) under that looks like ``name`` (`likeness`), or None. (Renames
+        are rare; the names, as many as guests have chosen, are compared off the event loop.)"""
+        like = likeness(name)
+        guests = await self._store().guest_names()
+        return await asyncio.to_thread(lambda: next((g for g in guests if likeness(g) == like), None))
 
     async def rename_member(self, admin: Member, member_id: object, name: object) -> Member:
         """An admin renames a member, at any time (`rename`'s other rules hold)."""

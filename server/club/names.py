@@ -5,6 +5,8 @@ confusables (UTS #39) as `confusable-homoglyphs` ships them.
 
 >>> member_name("  Ann   Lee ")
 'Ann Lee'
+>>> login_key(" \uff21nn  Lee") == login_key("ann lee") == "ann lee"
+True
 >>> likeness("Аdmin") == likeness("admin") == likeness("ADMIN")
 True
 >>> likeness("AIice") == likeness("alice")
@@ -21,7 +23,7 @@ from precis_i18n import get_profile
 from server.tables.errors import TableError
 from server.tables.settings import NAME_MAX, clean_text
 
-__all__ = ["likeness", "member_name"]
+__all__ = ["likeness", "login_key", "member_name"]
 
 _NICKNAME = get_profile("NicknameCasePreserved")
 
@@ -42,6 +44,15 @@ def member_name(value: object, what: str = "your name") -> str:
         shown = unicodedata.name(bad, f"U+{ord(bad):04X}")
         raise TableError("club/bad_name", f"{what} may not hold the character {shown}") from None
     return clean_text(name, what, NAME_MAX)
+
+
+def login_key(value: object) -> str:
+    """The key a login finds a member by: ``value`` made a name as sign-up makes it (`member_name`:
+    " Ａｌｉｃｅ " is "Alice"), case aside; "" for what no name may be (no member has that key)."""
+    try:
+        return member_name(value).casefold()
+    except TableError:
+        return ""
 
 
 def likeness(name: str) -> str:

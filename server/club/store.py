@@ -341,6 +341,11 @@ class ClubStore:
         async with self.engine.connect() as connection:
             return (await connection.scalar(query.limit(1))) is not None
 
+    async def guest_names(self) -> list[str]:
+        """Every name a guest (no member) has sat under, at a table now or before."""
+        async with self.engine.connect() as connection:
+            return list((await connection.scalars(select(PlayerRow.name).where(PlayerRow.member_id.is_(None)))).all())
+
     async def player_names(self) -> dict[str, int | None]:
         """Every name that has sat at a table, with the member it belongs to (None: nobody's)."""
         async with self.engine.connect() as connection:

@@ -2,9 +2,10 @@
 the club shares (Redis when several processes serve it, this process's memory otherwise).
 
 Rates use the moving window: a visitor who made ``N`` hits within the window may make the next when
-the oldest leaves it. Live sockets are a counter raised on open and lowered on close. When the
-storage cannot be reached, nothing is refused (one warning is logged): a visitor is never refused
-for the server's own trouble.
+the oldest leaves it. Each rate counts apart, by its name (two limits set to one rate, say
+handshakes and requests both "3/hour", are still two counts). Live sockets are a counter raised on
+open and lowered on close. When the storage cannot be reached, nothing is refused (one warning is
+logged): a visitor is never refused for the server's own trouble.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from limits.aio.storage import MemoryStorage, RedisStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.errors import StorageError
 
+from server.rates.addresses import address_key
 from server.rates.policy import Limits
 
 __all__ = ["Rates", "SOCKETS_TTL", "storage_for"]
@@ -67,6 +69,10 @@ class Rates:
             self.limits = limits
             self._items.clear()
 
+    def address(self, host: str | None) -> str:
+        """Whom per-address limits count ``host`` as (`address_key`, with the IPv6 prefix as set now)."""
+        return address_key(host, self.limits.ipv6_prefix)
+
     async def hit(self, rate: str, *who: str) -> float:
         """Count one hit of ``who`` against the rate named ``rate`` (a `Limits` field): 0 if it is
         allowed, else the seconds until it would be (the hit is then not counted)."""
@@ -74,7 +80,7 @@ class Rates:
         if item is None:
             return 0.0
         try:
-            if await self._limiter.hit(item, *who):
+            if await self._limiter.hit(item, rate, *who):
                 return self._fine()
             return await self._wait(rate, *who)
         except StorageError as exc:
@@ -86,7 +92,7 @@ class Rates:
         if item is None:
             return 0.0
         try:
-            if await self._limiter.test(item, *who):
+            if await self._limiter.test(item, rate, *who):
                 return self._fine()
             return await self._wait(rate, *who)
         except StorageError as exc:
@@ -98,10 +104,21 @@ class Rates:
         if item is None:
             return False
         try:
-            return (await self._limiter.get_window_stats(item, *who)).remaining <= 0
+            return (await self._limiter.get_window_stats(item, rate, *who)).remaining <= 0
         except StorageError as exc:
             self._failed(exc)
             return False
+
+    async def counted(self, rate: str, *who: str) -> int:
+        """How many hits of ``who`` the window of ``rate`` holds now."""
+        item = self._item(rate)
+        if item is None:
+            return 0
+        try:
+            return item.amount - (await self._limiter.get_window_stats(item, rate, *who)).remaining
+        except StorageError as exc:
+            self._failed(exc)
+            return 0
 
     async def clear(self, rate: str, *who: str) -> None:
         """Forget ``who``'s hits of ``rate``."""
@@ -109,7 +126,7 @@ class Rates:
         if item is None:
             return
         try:
-            await self._limiter.clear(item, *who)
+            await self._limiter.clear(item, rate, *who)
         except StorageError as exc:
             self._failed(exc)
 
@@ -156,7 +173,7 @@ class Rates:
     async def _wait(self, rate: str, *who: str) -> float:
         item = self._item(rate)
         assert item is not None
-        stats = await self._limiter.get_window_stats(item, *who)
+        stats = await self._limiter.get_window_stats(item, rate, *who)
         return max(1.0, math.ceil(stats.reset_time - time.time()))
 
     def _fine(self) -> float:

@@ -3,8 +3,11 @@ HTTP requests per visitor (fewer for costly ones), socket handshakes per address
 per visitor (refused with HTTP 429 before the socket opens), and a deadline for a request's body.
 
 It runs inside `server.club.gate.Gate`, which has found the logged-in member: a visitor is that
-member, else the address the request came from (behind a trusted proxy, the one it forwarded for).
-Handshakes are counted before `Gate`, per address, so that the sockets it refuses count too.
+member, else the address the request came from (behind a trusted proxy, the one it forwarded for),
+as `server.rates.addresses.address_key` counts it (an IPv6 address by its /64). Handshakes are
+counted before `Gate`, per address, so that the sockets it refuses count too. A POST from another
+site's page is refused (`server.api.cross_site`) before anything is counted: it spends nothing of
+the visitor's limits.
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ import json
 import math
 import re
 
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from server.api import cross_site, refusal
 from server.rates.counter import Rates
 
 __all__ = ["RateGate", "visitor"]
@@ -32,9 +37,11 @@ SOCKETS_RETRY = 10  # seconds a visitor with too many sockets is told to wait
 
 
 def address(scope: Scope) -> str:
-    """The address a request came from (as uvicorn's proxy headers set it)."""
+    """Whom per-address limits count a request against: the address it came from (as uvicorn's proxy
+    headers set it), an IPv6 one as its network (`Rates.address`)."""
     client = scope.get("client")
-    return f"address:{client[0] if client else '?'}"
+    rates: Rates = scope["app"].state.rates
+    return rates.address(client[0] if client else None)
 
 
 def visitor(scope: Scope) -> str:
@@ -74,6 +81,9 @@ class RateGate:
     async def _request(self, scope: Scope, receive: Receive, send: Send) -> None:
         rates: Rates = scope["app"].state.rates
         path, method = scope["path"], scope["method"]
+        if method == "POST" and (error := cross_site(Request(scope))) is not None:
+            await refusal(error)(scope, receive, send)  # (another site's page spends none of the visitor's limits)
+            return
         wait = await rates.hit("requests", visitor(scope))
         for rate, costly_method, pattern, by_address in _COSTLY:
             if not wait and method == costly_method and pattern.match(path):

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 import limits
 
+from server.rates.addresses import IPV6_PREFIX
+
 __all__ = ["LOAD_FLAGS", "NONE", "Limits", "LimitError"]
 
 NONE = "none"  # a limit set to this is not counted at all
@@ -25,10 +27,10 @@ class LimitError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """What one visitor (a logged-in member, else an address) may do. Rates are in the `limits`
-    library's notation ("600/minute", "5 per 15 minutes"); counts are whole numbers; the head
-    and body deadlines are in seconds. A rate or count set to "none" (`NONE`; None for ``sockets``
-    and ``heads``) is not counted."""
+    """What one visitor (a logged-in member, else an address: an IPv6 one by its network of
+    ``ipv6_prefix`` bits) may do. Rates are in the `limits` library's notation ("600/minute", "5 per
+    15 minutes"); counts are whole numbers; the head and body deadlines are in seconds. A rate or count
+    set to "none" (`NONE`; None for ``sockets`` and ``heads``) is not counted."""
 
     sockets: int | None = 20  # live sockets per visitor, across every table
     handshakes: str = "60/minute"  # socket handshakes per address
@@ -44,6 +46,7 @@ class Limits:
     body_timeout: float = 10.0  # seconds for a request's body to arrive
     head_timeout: float = 5.0  # seconds for a request's head to arrive (server/heads.py)
     heads: int | None = 50  # connections per address that have not yet sent a whole request head
+    ipv6_prefix: int = IPV6_PREFIX  # an IPv6 address counts as its network of this many bits (`address_key`)
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
@@ -61,6 +64,8 @@ class Limits:
             seconds = getattr(self, name)
             if not (math.isfinite(seconds) and 0 < seconds <= 3600):
                 raise LimitError(f"{_flag(name)}={seconds!r} must be a number of seconds from 0 to 3600")
+        if isinstance(self.ipv6_prefix, bool) or not 32 <= self.ipv6_prefix <= 128:
+            raise LimitError(f"ipv6-prefix={self.ipv6_prefix!r} must be a whole number of bits from 32 to 128")
 
     def item(self, name: str) -> limits.RateLimitItem | None:
         """The rate ``name`` (a field holding a rate) as the `limits` library's item (None: "none")."""
@@ -82,10 +87,10 @@ class Limits:
                 raise LimitError(f"--limit {flag!r}: say NAME=VALUE, with NAME one of {known}")
             kind = fields[key].type
             try:
-                if value.strip() == NONE and kind != "float":
+                if value.strip() == NONE and kind in ("int | None", "str"):
                     changes[key] = None if kind == "int | None" else NONE
                     continue
-                number = int if kind == "int | None" else float if kind == "float" else None
+                number = int if kind in ("int | None", "int") else float if kind == "float" else None
                 changes[key] = value.strip() if number is None else number(value)
             except ValueError:
                 raise LimitError(f"--limit {flag!r}: {value!r} is not a number") from None

@@ -138,3 +138,25 @@ async def test_a_member_cannot_rename_themselves_to_the_name_a_guest_sits_under(
         back = await guest.post(f"/api/tables/{table}/join", json={"name": "Zed"})  # and can sit under it again
         assert back.status_code == 200
     assert (await bob.get("/api/me")).json()["member"]["name"] == "Bob"
+
+
+@pytest.mark.asyncio
+async def test_a_member_cannot_rename_themselves_to_a_look_alike_of_the_name_a_guest_sits_under(club: Any) -> None:
+    live, ann, bob = club
+    await ann.post("/api/club/mode", json={"mode": "open"})
+    table = (await ann.post("/api/tables", json={"name": "Ann's"})).json()["table"]
+    bob_id = (await bob.get("/api/me")).json()["member"]["id"]
+    async with browser(live) as guest:
+        sat = await guest.post(f"/api/tables/{table}/join", json={"name": "Zed"})
+        assert sat.status_code == 200
+        for look_alike in ("Z\u0435d", "\u0396ED"):  # a Cyrillic е; a Greek capital Zeta, in capitals
+            taken = await bob.post("/api/club/name", json={"name": look_alike})
+            assert taken.status_code == 409 and _reason(taken) == "club/name_look_alike", look_alike
+            assert "a guest plays under" in taken.json()["error"]["message"]
+            by_admin = await ann.post(f"/api/club/members/{bob_id}/name", json={"name": look_alike})
+            assert by_admin.status_code == 409 and _reason(by_admin) == "club/name_look_alike", look_alike
+        assert (await bob.get("/api/me")).json()["member"]["name"] == "Bob"
+        shown = (await guest.get(f"/api/tables/{table}")).json()
+        assert shown["seats"][sat.json()["seat"]]["name"] == "Zed"  # the guest keeps their seat and name
+    renamed = await bob.post("/api/club/name", json={"name": "Zeb"})  # a name that only resembles it is free
+    assert renamed.status_code == 200 and renamed.json()["member"]["name"] == "Zeb"
