@@ -104,7 +104,7 @@ async def test_2000_connections_that_send_nothing_or_half_a_request_line_are_clo
             # (a connection of its own for each request: this loop may be late to reuse one kept alive)
             fresh = httpx.Limits(max_keepalive_connections=0)
             async with httpx.AsyncClient(
-                base_url=f"http://127.0.0.1:{server.port}", trust_env=False, limits=fresh
+                base_url=f"http://127.0.0.1:{server.port}", trust_env=False, limits=fresh, timeout=TIMEOUT
             ) as http:
                 while not done.is_set():
                     served.append((await http.get("/healthz")).status_code)
