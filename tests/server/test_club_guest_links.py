@@ -16,6 +16,7 @@ import pytest_asyncio
 from clubkit import become, browser, club_server, first_admin_code, invite, login
 from dbkit import BACKENDS, REDIS, fresh_database, redis_or_skip
 from livekit import LiveClient, LiveServer
+from proxykit import TcpProxy
 
 from server.club.guest_sockets import REVOKED
 
@@ -189,3 +190,25 @@ async def test_a_session_ended_or_logged_out_through_one_process_is_refused_by_a
                 made = await same.post("/api/tables", json={"name": "too late"})
                 assert made.status_code == 401, made.text
                 assert (await ann.get("/api/me")).json()["member"]["name"] == "Ann"  # others stay logged in
+
+
+async def test_while_redis_is_out_of_reach_a_session_ended_through_one_process_is_still_refused_by_another(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await redis_or_skip()
+    port = int(REDIS.rsplit(":", 1)[1].split("/")[0])
+    async with fresh_database("postgresql", tmp_path) as url, TcpProxy("127.0.0.1", port) as proxy:
+        redis = f"redis://{proxy.url_part}/0"
+        async with club_server(url, redis=redis) as one, browser(one) as ann, browser(one) as laptop:
+            await become(ann, first_admin_code(capsys.readouterr().out))
+            await become(laptop, await invite(ann, "Bob"), "Bob")
+            async with club_server(url, redis=redis) as two, browser(two) as same:
+                same.cookies = _copied(laptop.cookies)
+                assert (await same.get("/api/me")).json()["member"]["name"] == "Bob"  # `two` knows the session
+                proxy.cut()  # Redis out of reach: the processes ask the database (the truth) instead
+                assert (await laptop.post("/api/club/logout", json={})).status_code == 200
+                made = await same.post("/api/tables", json={"name": "too late"})
+                assert made.status_code == 401, made.text
+                assert (await ann.get("/api/me")).json()["member"]["name"] == "Ann"
+                proxy.mend()
+                assert (await same.get("/api/me")).json()["member"] is None
