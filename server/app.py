@@ -341,7 +341,7 @@ def create_app(
             node.club = app.state.club
             app.state.club.passes.on_revoked = node.revoked_link
             bus = node.bus  # (sessions ended in any process are refused in all: server/club/shared_ends.py)
-            app.state.club.shared = SharedEnds(bus.redis, prefix, lambda: bus.down_since is None)
+            app.state.club.shared = SharedEnds(bus.redis, prefix, bus.reached_for)
             await node.start()  # takes the unfinished tables nobody runs
             log.info("process %s runs %d table(s) of %s", node.id, len(app.state.lobby.tables), engine.url)
         elif engine is not None:

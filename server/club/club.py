@@ -97,6 +97,7 @@ class Club:
         self.on_limits: Callable[[dict[str, object]], None] = lambda values: None  # (the app's `Rates.adjust`)
         self.allowed_origins: frozenset[str] = frozenset()
         self.passes = Passes(self, None if engine is None else LinkStore(engine))  # guest links, sign-up code
+        self._kept_meanwhile: set[int] | None = None  # members `_keep` changed while `reload` read them
         self.shared: SharedEnds | None = None  # sessions ended in any process (set when it is one of several)
 
     # ------------------------------------------------------------------ start
@@ -116,10 +117,16 @@ class Club:
         if self.store is None:
             return
         store = self.store
-        names = {name.casefold(): owner for name, owner in (await store.player_names()).items()}
-        members = {member.id: member for member in await store.members()}
-        defaults, origins = await store.setting("defaults"), await store.setting("origins")
-        stored = await store.setting("mode")
+        self._kept_meanwhile = set()
+        try:
+            names = {name.casefold(): owner for name, owner in (await store.player_names()).items()}
+            members = {member.id: member for member in await store.members()}
+            defaults, origins = await store.setting("defaults"), await store.setting("origins")
+            stored = await store.setting("mode")
+        finally:
+            kept, self._kept_meanwhile = self._kept_meanwhile, None
+        # A member who joined or was renamed here while the database was read is newer here than there.
+        members |= {key: self.members[key] for key in kept if key in self.members}
         before, self.members = self.members, members
         self._by_key = {member.name.casefold(): member for member in members.values()}
         self._names = names | {key: member.id for key, member in self._by_key.items()}
@@ -151,6 +158,8 @@ class Club:
         return self.store is not None
 
     def _keep(self, member: Member) -> None:
+        if self._kept_meanwhile is not None:
+            self._kept_meanwhile.add(member.id)
         old = self.members.get(member.id)
         if old is not None:
             self._by_key.pop(old.name.casefold(), None)

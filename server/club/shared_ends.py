@@ -8,8 +8,12 @@ cookie asks Redis whether its session ended (one ``EXISTS``). The process that e
 the database first (the truth), then the record, before it answers.
 
 Fail safe: when Redis cannot say (out of reach, or slow past `ASK_TIMEOUT`), the request asks the
-database instead. A record that could not be written is written again with each reload until it is;
-meanwhile the other processes learn of the end from the database within a second, as they always do.
+database instead, and goes on asking it for `SETTLE` seconds after Redis answers again: a record
+another process could not write meanwhile (it is written again with each reload until it is), or one
+a restarted Redis lost, is missing from Redis then, and every process has read the ends from the
+database by the time its answers are trusted again. In a partition where the ending process cannot
+reach Redis and another can, the other learns of the end from the database within a second, as it
+would without Redis.
 Records are keyed by a hash of the session's id (the id, with the server's secret, makes a cookie) and
 expire when the session's cookie would have.
 """
@@ -19,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import time
 from collections.abc import Callable
 
 import redis.asyncio as aioredis
@@ -30,19 +35,31 @@ __all__ = ["ASK_TIMEOUT", "SharedEnds"]
 log = logging.getLogger("sparrow.club")
 
 ASK_TIMEOUT = 1.0  # seconds Redis has to say whether a session ended, before the database is asked
+SETTLE = 5.0  # seconds after Redis was out of reach (for the bus, or for a question here) when it is trusted again
 _UNSHARED_MAX = 10_000  # ends kept to write again while Redis is out of reach
 
 
 class SharedEnds:
-    """Ended sessions in the Redis ``redis`` (keys start with ``prefix``); ``reachable`` says whether
-    the process can count on Redis now (the bus's judgement: `server.cluster.bus.Bus.down_since`)."""
+    """Ended sessions in the Redis ``redis`` (keys start with ``prefix``); ``reached_for`` says for how
+    long the process has reached Redis without a break, None while it does not (the bus's judgement:
+    `server.cluster.bus.Bus.reached_for`)."""
 
-    def __init__(self, redis: aioredis.Redis, prefix: str, reachable: Callable[[], bool]) -> None:
+    def __init__(self, redis: aioredis.Redis, prefix: str, reached_for: Callable[[], float | None]) -> None:
         self.redis = redis
         self.prefix = prefix
-        self.reachable = reachable
+        self.reached_for = reached_for
         self._unshared: dict[str, None] = {}  # ends not yet written, oldest first
         self._trouble = False
+        self._failed_at = -SETTLE  # (monotonic) when a question here last went unanswered
+
+    def reachable(self) -> bool:
+        """Whether Redis may be asked now."""
+        return self.reached_for() is not None
+
+    def trusted(self) -> bool:
+        """Whether Redis's "not ended" may be believed now (it has answered for `SETTLE` s)."""
+        steady = self.reached_for()
+        return steady is not None and steady >= SETTLE and time.monotonic() - self._failed_at >= SETTLE
 
     def _key(self, session_id: str) -> str:
         return f"{self.prefix}ended:{hashlib.sha256(session_id.encode()).hexdigest()[:32]}"
@@ -77,7 +94,7 @@ class SharedEnds:
         """Whether the session ended in some process; None when Redis cannot say (ask the database)."""
         if session_id in self._unshared:
             return True
-        if not self.reachable():
+        if not self.trusted():
             return None
         try:
             async with asyncio.timeout(ASK_TIMEOUT):
@@ -90,6 +107,8 @@ class SharedEnds:
 
     def _said(self, trouble: BaseException | None) -> None:
         """Log once when Redis stops answering for sessions, and once when it answers again."""
+        if trouble is not None:
+            self._failed_at = time.monotonic()
         if trouble is not None and not self._trouble:
             log.warning(
                 "ended sessions cannot be shared in Redis (%s): each request with a session asks the database",
