@@ -5,6 +5,7 @@ guest_sockets.py, shared_ends.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -13,12 +14,16 @@ from typing import Any
 import httpx
 import pytest
 import pytest_asyncio
-from clubkit import become, browser, club_server, first_admin_code, invite, login
+from clubkit import PASSWORD, SECRET, become, browser, club_server, first_admin_code, invite, login
 from dbkit import BACKENDS, REDIS, fresh_database, redis_or_skip
 from livekit import LiveClient, LiveServer
 from proxykit import TcpProxy
 
+from server.club.club import Club, ClubConfig
 from server.club.guest_sockets import REVOKED
+from server.club.store import Member
+from server.store.migrate import upgrade
+from server.store.session import make_engine
 
 pytestmark = pytest.mark.asyncio
 
@@ -212,3 +217,38 @@ async def test_while_redis_is_out_of_reach_a_session_ended_through_one_process_i
                 assert (await ann.get("/api/me")).json()["member"]["name"] == "Ann"
                 proxy.mend()
                 assert (await same.get("/api/me")).json()["member"] is None
+
+
+async def test_a_member_who_joins_while_the_club_is_read_again_stays_logged_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each process reads the club again every second; a member who joined through it meanwhile (not
+    yet in what it read) is kept, so their first requests are not refused."""
+    async with fresh_database("sqlite", tmp_path) as url:
+        engine = make_engine(url)
+        try:
+            await upgrade(engine)
+            club = Club(engine, ClubConfig(SECRET, mode="members"))
+            await club.open()
+            link = await club.first_admin_link()
+            assert link is not None and club.store is not None
+            read, go = asyncio.Event(), asyncio.Event()
+            members = club.store.members
+
+            async def read_slowly() -> list[Member]:
+                found = await members()
+                read.set()
+                await go.wait()
+                return found
+
+            monkeypatch.setattr(club.store, "members", read_slowly)
+            reloading = asyncio.get_running_loop().create_task(club.reload())
+            await asyncio.wait_for(read.wait(), DEADLINE)  # it has read the members: nobody yet
+            ann = await club.accept(link.rsplit("/", 1)[1], "Ann", PASSWORD)
+            cookie = await club.start_session(ann, "a browser", "127.0.0.1")
+            go.set()
+            await asyncio.wait_for(reloading, DEADLINE)
+            found = await club.session_of(cookie, "127.0.0.1")
+            assert found is not None and found[0].name == "Ann"
+        finally:
+            await engine.dispose()
