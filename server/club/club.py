@@ -192,8 +192,8 @@ class Club:
         return member, session
 
     async def _ended_elsewhere(self, session_id: str) -> bool:
-        """Whether another process of the club ended this session since this one last read which had
-        (`SharedEnds`; the database when Redis cannot say)."""
+        """Whether another process of the club ended this session after this one last read the ended
+        ones from the database (`SharedEnds`; the database itself when Redis cannot say)."""
         assert self.shared is not None and self.store is not None
         said = await self.shared.ended(session_id)
         if said is not None:
