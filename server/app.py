@@ -32,6 +32,7 @@ from server.club.passes import GuestAccess
 from server.club.routes import club_routes
 from server.club.secret import load_secret
 from server.club.sessions import GUEST_MAX_AGE, keep_cookie
+from server.club.shared_ends import SharedEnds
 from server.cluster.identity import cluster_prefix
 from server.handshake import SocketKey
 from server.history.pages import history_pages
@@ -199,10 +200,12 @@ async def join_table(request: Request) -> object:
     name = _player_name(request, data.get("name", ""))
     join = Join(name, data.get("seat"), None if who is None else who.id)  # type: ignore[arg-type]
     access: GuestAccess | None = request.scope.get("sparrow.guest_access")
-    if who is not None or access is None or access.admitted:
+    if who is not None or access is None:
         return await _ask(request, join)
     club: Club = request.app.state.club
-    await club.passes.take(access)  # a guest's seat takes one of the guest link's places …
+    # Every seat a guest takes uses one of the link's places, counted in the database (whatever
+    # cookies the browser holds: the note it keeps lets it back in to watch, never to another seat) …
+    await club.passes.take(access)
     try:
         seated = await _ask(request, join)
     except TableError:
@@ -338,6 +341,9 @@ def create_app(
             node = Node(app.state.lobby, app.state.store, redis, app.state.socket_config, prefix=prefix)
             app.state.lobby.elsewhere = app.state.forwarding = node
             node.club = app.state.club
+            app.state.club.passes.on_revoked = node.revoked_link
+            bus = node.bus  # (sessions ended in any process are refused in all: server/club/shared_ends.py)
+            app.state.club.shared = SharedEnds(bus.redis, prefix, bus.reached_for)
             await node.start()  # takes the unfinished tables nobody runs
             log.info("process %s runs %d table(s) of %s", node.id, len(app.state.lobby.tables), engine.url)
         elif engine is not None:

@@ -128,8 +128,11 @@ async def table_socket(websocket: WebSocket) -> None:
             await websocket.close(SERVICE_RESTART, down.reason)  # the page tries again
         return
     session = websocket.scope.get("sparrow.session")  # set by server.club.gate.Gate
-    logins = websocket.app.state.club.logins
+    access = websocket.scope.get("sparrow.guest_access")  # (a guest's, by link: set by the Gate too)
+    logins, guests = websocket.app.state.club.logins, websocket.app.state.club.passes.sockets
     logins.hold(session and session.id, conn)  # closed when the session ends (server/club/logins.py)
+    if access is not None:
+        guests.hold(access.link.id, conn)  # closed when the link is revoked (server/club/guest_sockets.py)
     writer = asyncio.get_running_loop().create_task(_writer(websocket, conn))
     try:
         await _reader(websocket, seat.reader(conn, config))
@@ -137,6 +140,8 @@ async def table_socket(websocket: WebSocket) -> None:
         pass
     finally:
         logins.release(session and session.id, conn)
+        if access is not None:
+            guests.release(access.link.id, conn)
         seat.leave(conn)
         conn.close(GOING_AWAY, "")
         await writer

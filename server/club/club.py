@@ -27,6 +27,7 @@ from server.club.names import likeness, login_key, member_name
 from server.club.passes import Passes
 from server.club.passwords import check_new_password, hash_password, verify_password
 from server.club.sessions import Signer
+from server.club.shared_ends import SharedEnds
 from server.club.store import ClubStore, Member, NameTaken, Session
 from server.origins import OriginError, configured
 from server.rates.counter import Rates
@@ -97,6 +98,8 @@ class Club:
         self.on_limits: Callable[[dict[str, object]], None] = lambda values: None  # (the app's `Rates.adjust`)
         self.allowed_origins: frozenset[str] = frozenset()
         self.passes = Passes(self, None if engine is None else LinkStore(engine))  # guest links, sign-up code
+        self._kept_meanwhile: set[int] | None = None  # members `_keep` changed while `reload` read them
+        self.shared: SharedEnds | None = None  # sessions ended in any process (set when it is one of several)
 
     # ------------------------------------------------------------------ start
     async def open(self) -> None:
@@ -115,10 +118,16 @@ class Club:
         if self.store is None:
             return
         store = self.store
-        names = {name.casefold(): owner for name, owner in (await store.player_names()).items()}
-        members = {member.id: member for member in await store.members()}
-        defaults, origins = await store.setting("defaults"), await store.setting("origins")
-        stored = await store.setting("mode")
+        self._kept_meanwhile = set()
+        try:
+            names = {name.casefold(): owner for name, owner in (await store.player_names()).items()}
+            members = {member.id: member for member in await store.members()}
+            defaults, origins = await store.setting("defaults"), await store.setting("origins")
+            stored = await store.setting("mode")
+        finally:
+            kept, self._kept_meanwhile = self._kept_meanwhile, None
+        # A member who joined or was renamed here while the database was read is newer here than there.
+        members |= {key: self.members[key] for key in kept if key in self.members}
         before, self.members = self.members, members
         self._by_key = {member.name.casefold(): member for member in members.values()}
         self._names = names | {key: member.id for key, member in self._by_key.items()}
@@ -136,6 +145,9 @@ class Club:
         except ValueError as exc:  # (stored by another release of the server, say)
             log.warning("the limits the admin set are not used: %s", exc)
         await self.logins.refresh()
+        await self.passes.refresh()
+        if self.shared is not None:
+            await self.shared.retry()
         for member in members.values():
             old = before.get(member.id)
             if member.disabled and old is not None and not old.disabled:
@@ -147,6 +159,8 @@ class Club:
         return self.store is not None
 
     def _keep(self, member: Member) -> None:
+        if self._kept_meanwhile is not None:
+            self._kept_meanwhile.add(member.id)
         old = self.members.get(member.id)
         if old is not None:
             self._by_key.pop(old.name.casefold(), None)
@@ -174,7 +188,27 @@ class Club:
         member = None if session is None else self.members.get(session.member)
         if session is None or member is None or member.disabled:
             return None
+        if self.shared is not None and await self._ended_elsewhere(session.id):
+            return None
         return member, session
+
+    async def _ended_elsewhere(self, session_id: str) -> bool:
+        """Whether another process of the club ended this session after this one last read the ended
+        ones from the database (`SharedEnds`; the database itself when Redis cannot say)."""
+        assert self.shared is not None and self.store is not None
+        said = await self.shared.ended(session_id)
+        if said is not None:
+            return said
+        stored = await self.store.session(session_id)
+        return stored is None or stored.ended is not None
+
+    async def _end(self, member: int, reason: str, *, only: str | None = None, keep: str | None = None) -> list[str]:
+        """`Logins.end`, and the ends recorded for the club's other processes (`SharedEnds`) before
+        the caller answers."""
+        ended = await self.logins.end(member, reason, only=only, keep=keep)
+        if self.shared is not None and ended:
+            await self.shared.share(ended)
+        return ended
 
     async def start_session(self, member: Member, agent: str, address: str) -> str:
         """A new session of ``member`` on the browser that sent User-Agent ``agent``: its cookie's value."""
@@ -189,7 +223,7 @@ class Club:
 
     async def logout(self, member: Member, session: Session) -> None:
         """End this session (the browser's cookie stops working, even copied) and close its sockets."""
-        await self.logins.end(member.id, "you logged out", only=session.id)
+        await self._end(member.id, "you logged out", only=session.id)
         await self._audit(member, "logged out", member.name, f"from {session.address}", member.id)
 
     async def sessions(self, member: Member, current: Session | None) -> list[dict[str, object]]:
@@ -215,7 +249,7 @@ class Club:
         if not found:
             raise TableError("club/no_session", "you have no such session (it may have ended)", status=404)
         session = found[0]
-        await self.logins.end(member.id, "this session was ended", only=session.id)
+        await self._end(member.id, "this session was ended", only=session.id)
         detail = f"{device(session.agent)} at {session.address}"
         await self._audit(member, "ended a session", member.name, detail, member.id)
         return True
@@ -290,7 +324,7 @@ class Club:
     async def logout_everywhere(self, member: Member) -> Member:
         """End every session of ``member`` (their cookies stop working, and the sockets opened with them
         close); returns them."""
-        ended = await self.logins.end(member.id, "you logged out everywhere")
+        ended = await self._end(member.id, "you logged out everywhere")
         self.on_cut_off(member.id, "you logged out everywhere")
         await self._audit(member, "logged out everywhere", member.name, f"{len(ended)} session(s) ended", member.id)
         return member
@@ -310,7 +344,7 @@ class Club:
         member.password_hash = digest
         await store.revoke_resets(member.id, self._now())
         keep = None if session is None else session.id
-        ended = await self.logins.end(member.id, "your password was changed", keep=keep)
+        ended = await self._end(member.id, "your password was changed", keep=keep)
         await self._audit(member, "changed password", member.name, f"{len(ended)} other session(s) ended", member.id)
         return member
 
@@ -389,7 +423,7 @@ class Club:
             await store.update_member(member.id, password_hash=digest)
             member.password_hash = digest
             await store.revoke_resets(member.id, self._now())
-            ended = await self.logins.end(member.id, "your password was reset")
+            ended = await self._end(member.id, "your password was reset")
             await self._audit(member, "reset password", member.name, f"{len(ended)} session(s) ended", member.id)
             return member
         chosen = member_name(what["name"] if what["name"] else name)
@@ -456,7 +490,7 @@ class Club:
         await self._store().update_member(member.id, disabled=disabled, epoch=member.epoch + 1)
         member.disabled, member.epoch = disabled, member.epoch + 1
         if disabled:
-            await self.logins.end(member.id, "your membership was disabled")
+            await self._end(member.id, "your membership was disabled")
             self.on_cut_off(member.id)
         await self._audit(admin, "disabled" if disabled else "enabled", member.name, "", member.id)
         return member

@@ -2,10 +2,11 @@
 the first admin, to reset a password), guest links (a member's link for guests to one table, admitting
 as many as the member chose) and the sign-up code (which may expire, or admit only so many).
 
-Only the SHA-256 of a code is stored. A guest link's holder may look at its table; taking a seat
-uses one of its places (`take`), given back if the seat is refused (`give_back`), and the browser
-that took it keeps a signed note of it (`ADMITTED_COOKIE`) so that it keeps its way in once the
-link is used up.
+Only the SHA-256 of a code is stored. A guest link's holder may look at its table; every seat a
+guest takes with it uses one of its places (`take`, counted in the database, so the count holds in
+every process and across restarts), given back if the seat is refused (`give_back`). The browser
+that took one keeps a signed note of it (`ADMITTED_COOKIE`) so that it keeps its way in (to watch,
+and to play the seat it took) once the link is used up; the note never takes another seat.
 """
 
 from __future__ import annotations
@@ -193,6 +194,14 @@ class LinkStore:
                 update(LinkRow).where(LinkRow.id == link_id, LinkRow.revoked_at.is_(None)).values(revoked_at=_when(now))
             )
         return result.rowcount == 1
+
+    async def revoked_among(self, link_ids: list[int]) -> list[int]:
+        """Those of ``link_ids`` that were revoked."""
+        if not link_ids:
+            return []
+        query = select(LinkRow.id).where(LinkRow.id.in_(link_ids), LinkRow.revoked_at.is_not(None))
+        async with self.engine.connect() as connection:
+            return [int(r[0]) for r in (await connection.execute(query)).all()]
 
     async def revoke_invitation(self, invitation_id: int, now: float) -> Outstanding | None:
         """End an unused invitation now (it expires); what it was, or None if it was used or gone."""

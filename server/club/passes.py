@@ -7,10 +7,12 @@ invitation, reset link, guest link and sign-up code, each revocable.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import TYPE_CHECKING
 
+from server.club.guest_sockets import GuestSockets
 from server.club.links import GUESTS_MAX, Admissions, Link, LinkStore
 from server.club.sessions import GUEST_MAX_AGE
 from server.tables.errors import TableError
@@ -59,6 +61,9 @@ class Passes:
         self.club = club
         self.store = store
         self.admissions = Admissions(club.config.secret, GUEST_MAX_AGE)
+        self.sockets = GuestSockets()  # closed when their link is revoked
+        # Tells the club's other processes that a guest link was revoked (`server.cluster.node`).
+        self.on_revoked: Callable[[int], None] = lambda link_id: None
 
     def _store(self) -> LinkStore:
         if self.store is None:
@@ -125,6 +130,12 @@ class Passes:
     async def give_back(self, access: GuestAccess) -> None:
         """Return the place of a seat that was refused after all."""
         await self._store().give_back(access.link.id)
+
+    async def refresh(self) -> None:
+        """Close the sockets held here with guest links another process revoked (run with the club's
+        reload: what the bus says may be lost)."""
+        if self.store is not None and self.sockets.links:
+            self.sockets.revoked(await self.store.revoked_among(self.sockets.links))
 
     # ------------------------------------------------------------ sign-up code
     async def set_signup_code(self, admin: Member, code: object, until: object = None, uses: object = None) -> None:
@@ -239,6 +250,9 @@ class Passes:
         if not who.admin and (link.kind != "guest" or link.created_by != who.id):
             raise TableError("auth/not_admin", "only its maker or an admin may revoke a link", status=403)
         await store.revoke(link.id, self.club.clock())
+        if link.kind == "guest":  # its guests' sockets close, here and in the club's other processes
+            self.sockets.revoked([link.id])
+            self.on_revoked(link.id)
         what = f"guest link to {link.table}" if link.kind == "guest" else "sign-up code"
         await self.club.audit(who, "revoked", what, f"it had admitted {link.used}")
         return link

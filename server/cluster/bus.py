@@ -85,6 +85,13 @@ class Bus:
         self._held_until = 0.0  # (monotonic) when the loop last ran again after being held
         self._clock: asyncio.Task[None] | None = None
 
+    def reached_for(self) -> float | None:
+        """Seconds since Redis was last found back after being out of reach (since the bus started, if it
+        never was); None while it is out of reach."""
+        if self.down_since is not None:
+            return None
+        return time.monotonic() - self._up_at
+
     def channel(self, proc: str) -> str:
         """Where process ``proc`` listens."""
         return f"{self.prefix}proc:{proc}"

@@ -478,6 +478,9 @@ class Node:
                 link = self._links.pop(socket_id, None)
                 if link is not None:
                     link.conn.close(code, reason)
+            case ["revoked_link", int(link_id)]:
+                if self.club is not None:
+                    self.club.passes.sockets.revoked([link_id])
             case _:
                 log.error("cluster: a message nobody understands: %r", item[:3])
 
@@ -510,6 +513,23 @@ class Node:
         answer = await actor.ask(Attach(conn, token, member if isinstance(member, int) else None))
         self._hosted[proc, socket_id] = _Hosted(conn, actor, Reader(conn, actor, self.config, limit=False))
         return answer
+
+    def revoked_link(self, link_id: int) -> None:
+        """A guest link was revoked here: every other process closes its guests' sockets (`Passes.on_revoked`;
+        a message lost on the way is made good by each process's reload, `Passes.refresh`)."""
+        task = asyncio.get_running_loop().create_task(self._tell_others(["revoked_link", link_id]))
+        self._handling.add(task)
+        task.add_done_callback(self._handling.discard)
+
+    async def _tell_others(self, item: list[object]) -> None:
+        started = time.monotonic()
+        try:
+            others = [p for p in await self.bus.members() if p != self.id]
+        except RedisError as exc:  # logged once by the bus, until Redis is back
+            self.bus.trouble(exc, started)
+            return
+        for proc in others:
+            self.bus.post(proc, item)
 
     # -------------------------------------------------- who is gone
     def _gone(self, proc: str) -> None:
