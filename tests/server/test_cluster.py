@@ -53,7 +53,9 @@ async def test_several_processes_are_refused_without_postgresql_and_redis(
     tmp_path: Path, args: list[str], says: str
 ) -> None:
     command = [*SPARROW, "serve", "--port", str(free_port()), *(a.format(tmp=tmp_path) for a in args)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=within(60), env={"SPARROW_DATA": str(tmp_path)})
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=within(60), env={"SPARROW_DATA": str(tmp_path)}
+    )
     assert done.returncode == 2
     assert says in done.stderr
     assert not (tmp_path / "s.db").exists()  # refused before anything was created
