@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
+import pytest
 from livekit import TIMEOUT, LiveClient, LiveServer
 
 from server.club.club import ClubConfig
@@ -44,6 +45,18 @@ async def browser(live: LiveServer) -> AsyncIterator[httpx.AsyncClient]:
     origin = f"http://127.0.0.1:{live.port}"
     async with httpx.AsyncClient(base_url=origin, headers={"origin": origin}, timeout=TIMEOUT, trust_env=False) as http:
         yield http
+
+
+@contextlib.asynccontextmanager
+async def ann_and_bob(
+    live: LiveServer, capsys: pytest.CaptureFixture[str]
+) -> AsyncIterator[tuple[httpx.AsyncClient, httpx.AsyncClient]]:
+    """Two browsers on ``live``: Ann, the club's first admin (by the code it printed as it started),
+    and Bob, a member she invited."""
+    async with browser(live) as ann, browser(live) as bob:
+        await become(ann, first_admin_code(capsys.readouterr().out))
+        await become(bob, await invite(ann, "Bob"), "Bob")
+        yield ann, bob
 
 
 def first_admin_code(printed: str) -> str:

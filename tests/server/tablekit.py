@@ -4,6 +4,7 @@ frames the table queues for them, exactly as a browser would (snapshot, then dif
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -14,6 +15,8 @@ from server.tables.clock import FakeClock
 from server.tables.connection import Connection
 from server.tables.journal import Journal, MemoryJournal
 from server.tables.messages import Act, AddBots, Attach, Chat, Detach, Join, Resync, Start
+
+SETTLES_WITHIN = 60.0  # real seconds a table has to handle what it was sent: a safety net
 
 
 class Client:
@@ -127,7 +130,13 @@ class Kit:
     async def settle(self, actor: TableActor, *, rounds: int = 10_000) -> None:
         """Run the table until nothing more happens at the current (fake) time."""
         for _ in range(rounds):
-            await actor.inbox.join()
+            try:  # (a table that stopped, its lease lost say, never handles what waits: fail, do not hang)
+                async with asyncio.timeout(SETTLES_WITHIN):
+                    await actor.inbox.join()
+            except TimeoutError:
+                raise AssertionError(
+                    f"the table left messages unhandled for {SETTLES_WITHIN:g} s ({actor.status})"
+                ) from None
             if self.clock.advance(0) == 0 and actor.inbox.empty():
                 return
         raise AssertionError("the table never settled")

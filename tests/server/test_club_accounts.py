@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 import websockets
-from clubkit import PASSWORD, SECRET, become, browser, club_server, first_admin_code, invite, login, socket
+from clubkit import PASSWORD, SECRET, ann_and_bob, become, browser, club_server, first_admin_code, invite, login, socket
 from dbkit import BACKENDS, fresh_database
 from livekit import TIMEOUT
 from tablekit import Kit
@@ -294,9 +294,7 @@ async def test_no_page_api_answer_or_socket_frame_carries_a_hash_a_secret_or_an_
 async def test_disabling_a_member_closes_their_sockets_at_once_and_ends_their_sessions(
     sqlite_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    async with club_server(sqlite_url) as live, browser(live) as ann, browser(live) as bob:
-        await become(ann, first_admin_code(capsys.readouterr().out))
-        await become(bob, await invite(ann, "Bob"), "Bob")
+    async with club_server(sqlite_url) as live, ann_and_bob(live, capsys) as (ann, bob):
         table = (await bob.post("/api/tables", json={"name": "Bob's"})).json()["table"]
         client = await socket(live, bob)
         await client.hello(table, None)

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 import pytest_asyncio
-from clubkit import PASSWORD, SECRET, become, browser, club_server, first_admin_code, invite, login
+from clubkit import PASSWORD, SECRET, ann_and_bob, become, browser, club_server, first_admin_code, login
 from dbkit import BACKENDS, REDIS, fresh_database, redis_or_skip
 from livekit import LiveClient, LiveServer
 from proxykit import TcpProxy
@@ -172,9 +172,7 @@ async def test_a_session_ended_or_logged_out_through_one_process_is_refused_by_a
 ) -> None:
     await redis_or_skip()
     async with fresh_database("postgresql", tmp_path) as url, club_server(url, redis=REDIS) as one:
-        async with browser(one) as ann, browser(one) as laptop:
-            await become(ann, first_admin_code(capsys.readouterr().out))
-            await become(laptop, await invite(ann, "Bob"), "Bob")
+        async with ann_and_bob(one, capsys) as (ann, laptop):
             async with club_server(url, redis=REDIS) as two, browser(two) as phone, browser(two) as same:
                 # Ended on *Your account* through `one`, while `two` knows the session (it made it).
                 assert (await login(phone, "Bob")).status_code == 200
@@ -204,9 +202,7 @@ async def test_while_redis_is_out_of_reach_a_session_ended_through_one_process_i
     port = int(REDIS.rsplit(":", 1)[1].split("/")[0])
     async with fresh_database("postgresql", tmp_path) as url, TcpProxy("127.0.0.1", port) as proxy:
         redis = f"redis://{proxy.url_part}/0"
-        async with club_server(url, redis=redis) as one, browser(one) as ann, browser(one) as laptop:
-            await become(ann, first_admin_code(capsys.readouterr().out))
-            await become(laptop, await invite(ann, "Bob"), "Bob")
+        async with club_server(url, redis=redis) as one, ann_and_bob(one, capsys) as (ann, laptop):
             async with club_server(url, redis=redis) as two, browser(two) as same:
                 same.cookies = _copied(laptop.cookies)
                 assert (await same.get("/api/me")).json()["member"]["name"] == "Bob"  # `two` knows the session

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 import pytest_asyncio
-from clubkit import PASSWORD, become, browser, club_server, first_admin_code, invite
+from clubkit import PASSWORD, ann_and_bob, become, browser, club_server, first_admin_code, invite
 from dbkit import BACKENDS, fresh_database
 from livekit import LiveServer
 
@@ -31,9 +31,7 @@ async def club(
 ) -> AsyncIterator[tuple[LiveServer, httpx.AsyncClient, httpx.AsyncClient]]:
     """A club taking guests by link, with its admin Ann and a member Bob, each in a browser."""
     async with fresh_database(request.param, tmp_path) as url, club_server(url, mode="invite") as live:
-        async with browser(live) as ann, browser(live) as bob:
-            await become(ann, first_admin_code(capsys.readouterr().out))
-            await become(bob, await invite(ann, "Bob"), "Bob")
+        async with ann_and_bob(live, capsys) as (ann, bob):
             yield live, ann, bob
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 import websockets
-from clubkit import PASSWORD, SECRET, become, browser, club_server, first_admin_code, invite, login, socket
+from clubkit import PASSWORD, SECRET, ann_and_bob, become, browser, club_server, first_admin_code, invite, login, socket
 from dbkit import BACKENDS, REDIS, fresh_database, redis_or_skip
 from itsdangerous import URLSafeTimedSerializer
 from sqlalchemy import select
@@ -343,9 +343,7 @@ async def test_a_session_ended_through_one_process_stops_working_in_the_others(
 ) -> None:
     await redis_or_skip()
     async with fresh_database("postgresql", tmp_path) as url, club_server(url, redis=REDIS) as one:
-        async with browser(one) as ann, browser(one) as laptop:
-            await become(ann, first_admin_code(capsys.readouterr().out))
-            await become(laptop, await invite(ann, "Bob"), "Bob")
+        async with ann_and_bob(one, capsys) as (ann, laptop):
             table = (await ann.post("/api/tables", json={"name": "Ann's"})).json()["table"]  # runs in `one`
             async with club_server(url, redis=REDIS) as two, browser(two) as phone:
                 assert (await login(phone, "Bob")).status_code == 200  # a session made through `two`

@@ -411,13 +411,11 @@ async def test_workers_serve_one_port_and_a_killed_worker_is_started_again(tmp_p
 async def test_a_member_disabled_through_one_process_is_shut_out_of_the_others_too(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from clubkit import become, browser, club_server, first_admin_code, invite, socket
+    from clubkit import ann_and_bob, browser, club_server, socket
 
     await redis_or_skip()
     async with fresh_database("postgresql", tmp_path) as url, club_server(url, redis=REDIS) as one:
-        async with browser(one) as ann, browser(one) as bob_here:
-            await become(ann, first_admin_code(capsys.readouterr().out))
-            await become(bob_here, await invite(ann, "Bob"), "Bob")
+        async with ann_and_bob(one, capsys) as (ann, bob_here):
             table = (await ann.post("/api/tables", json={"name": "Ann's"})).json()["table"]  # runs in `one`
             async with club_server(url, redis=REDIS) as two, browser(two) as bob:
                 bob.cookies = bob_here.cookies  # the same session, through the other process

@@ -270,7 +270,7 @@ def test_the_writer_ends_when_the_server_dies(tmp_path: Path) -> None:
         """
     )
     root = Path(__file__).resolve().parents[2]
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root, timeout=60)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root, timeout=within(60))
     assert done.returncode == 0, done.stderr
     pid = int(done.stdout.split()[-1])
     deadline = time.monotonic() + within(10)

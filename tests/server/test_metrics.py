@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from livekit import TIMEOUT, LiveClient
+from livekit import TIMEOUT, LiveClient, within
 from processkit import ServerProcess, free_port
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
@@ -87,7 +87,7 @@ async def test_a_busy_metrics_port_stops_the_server(tmp_path: Path) -> None:
         busy.listen()
         port = busy.getsockname()[1]
         server = ServerProcess(f"sqlite:///{database}", free_port(), tmp_path)
-        assert server.spawn("--metrics-port", str(port)).wait(timeout=60) == 2
+        assert server.spawn("--metrics-port", str(port)).wait(timeout=within(60)) == 2
     said = server.log.read_text()
     assert f"cannot serve metrics on 127.0.0.1:{port}" in said and "Traceback" not in said, said
     assert not database.exists()

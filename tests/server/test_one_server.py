@@ -48,7 +48,7 @@ async def test_a_second_server_on_the_same_database_refuses_to_start(backend: st
         try:
             await first.start()
             table = await _one_table(first)
-            assert second.spawn().wait(timeout=60) == 2
+            assert second.spawn().wait(timeout=within(60)) == 2
             said = second.log.read_text()
             assert "another Sparrow server" in said and "is using the database" in said, said
             assert "restored" not in said and "Traceback" not in said
@@ -69,7 +69,7 @@ async def test_a_busy_port_stops_the_server_before_it_touches_the_database(tmp_p
         port = busy.getsockname()[1]
         database = tmp_path / "club.db"
         server = ServerProcess(f"sqlite:///{database}", port, tmp_path)
-        assert server.spawn().wait(timeout=60) == 2
+        assert server.spawn().wait(timeout=within(60)) == 2
     said = server.log.read_text()
     assert f"cannot listen on 127.0.0.1:{port}" in said and "Traceback" not in said, said
     assert not database.exists()  # no migration, no restore: nothing was touched
@@ -81,10 +81,10 @@ async def test_a_bad_public_url_or_database_url_is_refused(tmp_path: Path) -> No
         (["--allow-origin", "ftp://club.example"], "is not an origin"),
     ):
         server = ServerProcess(f"sqlite:///{tmp_path / 'x.db'}", free_port(), tmp_path)
-        assert server.spawn(*extra).wait(timeout=60) == 2
+        assert server.spawn(*extra).wait(timeout=within(60)) == 2
         assert expected in server.log.read_text()
     bad = ServerProcess(str(tmp_path / "x.db"), free_port(), tmp_path, log="bad.log")
-    assert bad.spawn().wait(timeout=60) == 2
+    assert bad.spawn().wait(timeout=within(60)) == 2
     assert "is not a database URL" in bad.log.read_text()
 
 
@@ -126,7 +126,7 @@ async def test_a_dropped_lock_connection_is_taken_again_and_a_server_that_lost_i
                 assert time.monotonic() < deadline, first.log.read_text()
                 await asyncio.sleep(0.2)
             second = ServerProcess(url, free_port(), tmp_path, log="second.log")
-            assert second.spawn().wait(timeout=60) == 2  # still refused
+            assert second.spawn().wait(timeout=within(60)) == 2  # still refused
             assert await _status(first, table) == "playing"
 
             for _ in range(5):  # drop it again, and take the database first (as another server would)

@@ -15,6 +15,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 from dbkit import fresh_database
+from livekit import within
 from processkit import SPARROW, free_port
 
 from server.store.migrate import upgrade
@@ -34,7 +35,7 @@ def _serve(url: str, data: Path, *extra: str) -> subprocess.CompletedProcess[str
         prefix = _AS_ROOT
     command = [*prefix, *SPARROW, "serve", "--port", str(free_port()), "--db", url, *extra]
     env = {**os.environ, "SPARROW_DATA": str(data)}
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=60, check=False)
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=within(60), check=False)
 
 
 async def _migrated(url: str) -> None:
@@ -98,7 +99,7 @@ async def test_a_database_that_never_answers_is_named_in_words_at_start(tmp_path
         url = f"postgresql+asyncpg://postgres@127.0.0.1:{port}/test"
         env = {**os.environ, "SPARROW_DATA": str(tmp_path)}
         command = [*SPARROW, "serve", "--port", str(free_port()), "--db", url]
-        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60, check=False)
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=within(60), check=False)
     finally:
         silent.close()
     assert done.returncode == 2, done.stderr

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 from dbkit import REDIS, action_seqs, created_tables, discard_record, fresh_database, redis_or_skip
+from livekit import within
 from processkit import ServerProcess, free_port
 from proxykit import TcpProxy
 from sqlalchemy import text
@@ -105,7 +106,7 @@ async def test_with_200_ms_per_database_round_trip_every_table_of_two_processes_
             await asyncio.gather(*(s.start("--redis", REDIS) for s in servers))
             proxy.latency = 0.2
             ports = [s.port for s in servers]
-            async with httpx.AsyncClient(trust_env=False, timeout=60) as http:
+            async with httpx.AsyncClient(trust_env=False, timeout=within(60)) as http:
                 # three tables made through each process, each played through the other
                 made = await asyncio.gather(*(_open_table(http, ports[i % 2], f"P{i}") for i in range(6)))
             for i, (table, token) in enumerate(made):

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 import pytest_asyncio
-from clubkit import become, browser, club_server, first_admin_code, invite
+from clubkit import ann_and_bob, browser, club_server
 from livekit import LiveServer
 from tablekit import Client, Kit
 
@@ -157,9 +157,7 @@ async def club(
 ) -> AsyncIterator[tuple[LiveServer, httpx.AsyncClient, httpx.AsyncClient]]:
     """A club with its admin Ann and a member Bob, each logged in in a browser of their own."""
     async with club_server(f"sqlite+aiosqlite:///{tmp_path / 'club.db'}", mode="open") as live:
-        async with browser(live) as ann, browser(live) as bob:
-            await become(ann, first_admin_code(capsys.readouterr().out))
-            await become(bob, await invite(ann, "Bob"), "Bob")
+        async with ann_and_bob(live, capsys) as (ann, bob):
             yield live, ann, bob
 
 
