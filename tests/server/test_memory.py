@@ -12,6 +12,7 @@ import contextlib
 import gc
 import os
 import struct
+import time
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ import uvicorn
 import uvloop
 from clubkit import SECRET
 from dbkit import fresh_database
+from livekit import within
 from processkit import served
 from websockets.asyncio.client import connect
 
@@ -123,10 +125,26 @@ async def _serve(app: Any) -> tuple[uvicorn.Server, asyncio.Task[None], _Tracked
 
 
 async def _until(condition: Any, what: str) -> None:
-    async with asyncio.timeout(10):
-        while not condition():
-            await asyncio.sleep(0.01)
-    assert condition(), what
+    try:
+        async with asyncio.timeout(within(10)):
+            while not condition():
+                await asyncio.sleep(0.01)
+    except TimeoutError:
+        raise AssertionError(f"timed out after {within(10):g} s waiting until {what}") from None
+
+
+async def _all_gone(tracked: _Tracked, conns: list[weakref.ref[Connection]], before: collections.Counter[str]) -> None:
+    """`_assert_all_gone` once it holds, or its failure after a while: a socket's own tasks and
+    callbacks finish after it has closed, and offer nothing to await."""
+    deadline = time.monotonic() + within(5)
+    while True:
+        try:
+            _assert_all_gone(tracked, conns, before)
+            return
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+        await asyncio.sleep(0.05)
 
 
 def _assert_all_gone(tracked: _Tracked, conns: list[weakref.ref[Connection]], before: collections.Counter[str]) -> None:
@@ -194,9 +212,8 @@ def test_every_closed_or_refused_connection_is_freed_without_the_collector(monke
                 conns.clear()
                 opened = await _every_way_a_socket_ends(port, str(table), lobby)
                 await _until(lambda: not served.server_state.connections, "uvicorn has let every connection go")
-                await asyncio.sleep(0.1)  # the socket's own tasks finish
                 assert len(tracked.refs) >= opened and len(conns) >= 10
-                _assert_all_gone(tracked, conns, before)
+                await _all_gone(tracked, conns, before)
         finally:
             served.should_exit = True
             await task
@@ -220,8 +237,7 @@ def test_a_visitor_refused_by_a_members_club_is_freed_without_the_collector(back
                     for _ in range(40):
                         assert await _raw(port, own, "leave") == b"403"
                     await _until(lambda: not served.server_state.connections, "uvicorn has let them go")
-                    await asyncio.sleep(0.1)
-                    _assert_all_gone(tracked, [], before)
+                    await _all_gone(tracked, [], before)
             finally:
                 served.should_exit = True
                 await task

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from dbkit import BACKENDS, fresh_database
+from livekit import within
 from tablekit import Client, Kit
 
 from server.store.journal import SqlJournal
@@ -51,14 +52,14 @@ async def test_a_table_that_keeps_failing_closes_its_sockets(caplog: pytest.LogC
     actor.handle = broken  # type: ignore[method-assign]
     for n in range(10):
         clients[0].chat(f"line {n}")
-    await asyncio.wait_for(actor._task, 5)  # type: ignore[arg-type]
+    await asyncio.wait_for(actor._task, within(5))  # type: ignore[arg-type]
     assert actor.status == "closed"
     clients[0].pump()
     assert clients[0].closed is not None and clients[0].closed[0] == INTERNAL_ERROR
     assert any("it closes" in r.getMessage() and actor.id in r.getMessage() for r in caplog.records)
     with pytest.raises(Exception, match="not_found|no table"):
         kit.lobby.get(actor.id)
-    await asyncio.wait_for(kit.lobby.close(), 5)
+    await asyncio.wait_for(kit.lobby.close(), within(5))
 
 
 async def test_a_table_that_cannot_be_read_back_closes() -> None:
@@ -89,7 +90,7 @@ async def test_stop_does_not_wait_on_a_wedged_table() -> None:
     actor.handle = wedged  # type: ignore[method-assign]
     clients[0].chat("hi")
     await asyncio.sleep(0)
-    await asyncio.wait_for(actor.stop(1012, wait=0.2), 5)
+    await asyncio.wait_for(actor.stop(1012, wait=0.2), within(5))
     assert actor.done and actor.status == "closed"
     clients[0].pump()
     assert clients[0].closed is not None and clients[0].closed[0] == 1012
