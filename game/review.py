@@ -157,11 +157,13 @@ class Decision:
     options: tuple[Option, ...]  # the bot's candidates, best first
     marks: tuple[Mark, ...]
     made_by: str | None = None  # what made the decision for the seat ("timer", "stand-in"); None: the seat
+    dealt_in: bool = False  # another seat won on the tile this decision threw
 
     @property
     def agreed(self) -> bool:
-        """Whether the seat did what the bot would have done."""
-        return self.done == self.strong
+        """Whether the seat did what the bot would have done, or what ties with it on every figure the
+        review shows (a decision the bot would take as readily)."""
+        return self.done == self.strong or _ties(self.options, self.done, self.strong)
 
     def to_json(self, options: int | None = None) -> dict[str, object]:
         """Plain JSON data; ``options`` keeps only the bot's first candidates and the one the seat chose."""
@@ -182,6 +184,7 @@ class Decision:
             "strong": self.strong.to_json(),
             "agreed": self.agreed,
             "made_by": self.made_by,
+            "dealt_in": self.dealt_in,
             "mode": self.mode,
             "options": [o.to_json() for o in shown],
             "option_count": len(self.options),
@@ -254,7 +257,7 @@ def _figures(decisions: Sequence[Decision]) -> dict[str, object]:
         "made_for": len(decisions) - len(own),
         "agreed": agreed,
         "agreement": round(agreed / len(own), 4) if own else None,
-        "deal_ins": kinds.count(MarkKind.DEAL_IN),
+        "deal_ins": sum(d.dealt_in for d in decisions),
         "missed_wins": kinds.count(MarkKind.WIN_PASSED),
         "marks": {k.value: kinds.count(k) for k in MarkKind},
     }
@@ -305,15 +308,31 @@ def review(
         if game.phase is not GamePhase.DEAL and number == len(game.results) - 1:
             result = game.results[number]
             if result.discarder == seat and result.winner is not None and last_throw is not None:
-                dealt = decisions[last_throw]
-                mark = Mark(MarkKind.DEAL_IN, f"seat {result.winner} won on this {result.tile}")
-                decisions[last_throw] = _with_mark(dealt, mark)
+                dealt = dataclasses.replace(decisions[last_throw], dealt_in=True)
+                if not dealt.agreed:  # the bot would have thrown it too: a fact, not a mistake
+                    dealt = _with_mark(dealt, Mark(MarkKind.DEAL_IN, f"seat {result.winner} won on this {result.tile}"))
+                decisions[last_throw] = dealt
             hands.append(HandReview(number, True, result, tuple(decisions)))
             decisions, last_throw = [], None
             number = len(game.results)
     if game.phase is GamePhase.DEAL and not finished_only:
         hands.append(HandReview(number, False, None, tuple(decisions)))
     return GameReview(seat, tuple(hands))
+
+
+def _shown(option: Option) -> tuple[object, ...]:
+    """The figures the review shows of ``option``, as rounded as it shows them (`Option.to_json`)."""
+    return (option.shanten, option.unseen, round(option.aims, 1), round(option.worth, 4), round(option.risk, 4))
+
+
+def _ties(options: Sequence[Option], done: Action, strong: Action) -> bool:
+    """Whether ``done`` and the bot's choice ``strong`` are two options alike on every figure shown:
+    two discards of that kind, say, or two chows that leave equal hands."""
+    mine = next((o for o in options if o.action == done), None)
+    best = next((o for o in options if o.action == strong), None)
+    if mine is None or best is None or not mine.considered or mine.action.type is not best.action.type:
+        return False
+    return _shown(mine) == _shown(best)
 
 
 def _with_mark(decision: Decision, mark: Mark) -> Decision:
@@ -333,7 +352,8 @@ def review_decision(
     options = _options(seen, deliberation)
     if deliberation.mode != "obvious" and all(o.action != done for o in options):
         options = (*options, _outside(seen, deliberation.mind, done))
-    marks = _marks(seen, done, deliberation, options)
+    agreed = done == deliberation.choice or _ties(options, done, deliberation.choice)
+    marks = () if agreed else _marks(seen, done, deliberation, options)  # the bot's own play is no mistake
     counts = list(seen.hand)
     if seen.drawn is not None:
         counts[seen.drawn] -= 1

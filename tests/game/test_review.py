@@ -46,7 +46,9 @@ def test_review_agrees_with_strong_on_every_decision_of_its_own_games(ruleset_na
         assert len(seen.hands) == len(game.results) and all(h.finished for h in seen.hands)
         assert len(decisions) > 100
         assert [d for d in decisions if not d.agreed] == []
-        assert seen.to_json()["agreement"] == 1.0
+        assert [d for d in decisions if d.marks] == []  # its own play is no mistake: no mark either
+        doc = seen.to_json()
+        assert doc["agreement"] == 1.0 and set(doc["marks"].values()) == {0}  # type: ignore[union-attr]
 
 
 def test_other_bots_disagree_and_their_figures_add_up() -> None:
@@ -135,6 +137,9 @@ def test_ready_broken_is_marked_only_when_the_discard_leaves_the_hand_not_ready(
     assert all(MarkKind.READY_BROKEN not in marks(review_decision(far, a)) for a in far.legal)
 
 
+THREE_OTHERS = ["258b 258c 258d RGP W", "369b 369c 369d SNEN", "147c 147d 3c 6c 7b S E 8c 2d"]
+
+
 def pung_offer(seat1: str) -> SeatView:
     """Seat 1's view when the dealer throws a West that seat 1 holds two of."""
     game = stacked_game(
@@ -146,11 +151,22 @@ def pung_offer(seat1: str) -> SeatView:
 
 
 def test_a_missed_claim_that_would_make_the_hand_ready_is_marked() -> None:
-    """A pung of West, then throwing 9c, leaves seat 1 waiting on 5d: passing misses it."""
-    seen = pung_offer("123b 456b 789b WW 5d 9c")
+    """A pung of West, then throwing 9c, leaves seat 1 waiting on 6b or 9b: passing misses it."""
+    seen = pung_offer("123b 456b 78b WW 55d 9c")
     assert Action(ActionType.PUNG) in seen.legal
-    assert MarkKind.CLAIM_MISSED in marks(review_decision(seen, Action(ActionType.PASS)))
+    passed = review_decision(seen, Action(ActionType.PASS))
+    assert passed.strong == Action(ActionType.PUNG) and not passed.agreed
+    assert MarkKind.CLAIM_MISSED in marks(passed)
     assert MarkKind.CLAIM_MISSED not in marks(review_decision(seen, Action(ActionType.PUNG)))
+
+
+def test_passing_a_claim_the_bot_would_pass_too_is_no_mistake() -> None:
+    """The pung would leave a lone wait on 5d; the bot keeps the hand concealed: passing agrees with it
+    and carries no mark, though the pung would have made the hand ready."""
+    seen = pung_offer("123b 456b 789b WW 5d 9c")
+    passed = review_decision(seen, Action(ActionType.PASS))
+    assert passed.strong == Action(ActionType.PASS) and passed.agreed
+    assert passed.marks == ()
 
 
 def test_passing_a_claim_that_would_not_make_the_hand_ready_is_not_marked() -> None:
@@ -185,6 +201,17 @@ def test_a_discard_far_more_dangerous_than_a_near_equal_safe_one_is_marked() -> 
     assert MarkKind.DANGER in marks(risky)
     assert MarkKind.DANGER not in marks(review_decision(seen, Action(ActionType.DISCARD, T("5d"))))
     assert MarkKind.DANGER not in marks(review_decision(quiet, Action(ActionType.DISCARD, T("5b"))))
+
+
+def test_a_discard_that_ties_with_the_bots_on_every_figure_shown_counts_as_agreement() -> None:
+    """1d and 9d are alike here (each leaves the hand ready on the other, 3 of which are unseen, for the
+    same points, with no danger): the bot throws one, and throwing the other agrees with it."""
+    seen = SeatView.of(stacked_game(["123b 456b 789b 55c 1d 9d", *THREE_OTHERS], "5c"), 0)
+    one, nine = (review_decision(seen, Action(ActionType.DISCARD, T(t))) for t in ("1d", "9d"))
+    assert one.strong == nine.strong == Action(ActionType.DISCARD, T("1d"))
+    assert nine.agreed and nine.marks == () and nine.to_json()["agreed"] is True
+    worse = review_decision(seen, Action(ActionType.DISCARD, T("5c")))  # not ready: a step further
+    assert not worse.agreed
 
 
 def test_a_deal_in_is_marked_on_the_discard_won_on_and_nowhere_else() -> None:
