@@ -173,7 +173,7 @@ class Decision:
             else [o for i, o in enumerate(self.options) if i < options or o.action == self.done]
         )
         return {
-            "hand": self.hand,
+            "hand": self.hand + 1,  # numbered from 1, as every page, answer and command shows hands
             "seq": self.seq,
             "step": self.step,
             "wall_live": self.wall_live,
@@ -219,7 +219,7 @@ class HandReview:
     def to_json(self, options: int | None = None, decisions: bool = True) -> dict[str, object]:
         """Plain JSON data (``options``: as :meth:`Decision.to_json`; ``decisions``: False leaves them out)."""
         doc: dict[str, object] = {
-            "hand": self.number,
+            "hand": self.number + 1,
             "finished": self.finished,
             "result": None if self.result is None else self.result.to_json(),
             **_figures(self.decisions),

@@ -90,7 +90,7 @@ async def game_detail(session: AsyncSession, game_id: str) -> dict[str, Any] | N
             series[s].append(hand.totals[s] if len(hand.totals) == 4 else series[s][-1])
         rows.append(
             {
-                "number": hand.number,
+                "number": hand.number + 1,  # from 1, as the hand's page and replay number it
                 "round_wind": hand.round_wind,
                 "dealer": hand.dealer,
                 "winner": hand.winner,

@@ -119,7 +119,7 @@ function renderHands(data) {
     const tr = el("tr");
     const share = hand.agreement === null ? "—" : `${hand.agreed} (${Math.round(100 * hand.agreement)} %)`;
     tr.append(
-      el("td", null, String(hand.hand + 1)),
+      el("td", null, String(hand.hand)),
       el("td", "num", String(hand.decision_count)),
       el("td", "num", share),
       el("td", "num", String(hand.deal_ins)),
@@ -127,8 +127,8 @@ function renderHands(data) {
       el("td", "review-mark-list", markText(hand.marks) || "—"),
     );
     const cell = el("td");
-    const href = `${fill(root.dataset.handUrl, "HAND_NO", hand.hand + 1)}?review=${data.seat}#review`;
-    cell.append(link(href, `Review hand ${hand.hand + 1}`));
+    const href = `${fill(root.dataset.handUrl, "HAND_NO", hand.hand)}?review=${data.seat}#review`;
+    cell.append(link(href, `Review hand ${hand.hand}`));
     tr.append(cell);
     rows.append(tr);
   }

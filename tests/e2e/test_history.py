@@ -192,7 +192,7 @@ def test_a_finished_games_page_and_a_hand_stepped_to_its_score_with_the_keyboard
 
     # the first hand somebody won (hand 1 with this seed), from its row's link
     hand = next(h for h in detail["hand_rows"] if h["winner"] is not None)
-    number = hand["number"] + 1
+    number = hand["number"]  # from 1, as the page numbers hands
     steps = api(page, f"{live.url}/api/games/{game_id}/hands/{number}")["steps"]
     page.locator(f"#hand-rows tr[data-hand='{number}'] a.replay-link").click()
     page.wait_for_url(f"**/games/{game_id}/hands/{number}")

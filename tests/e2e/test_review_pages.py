@@ -57,9 +57,9 @@ def test_a_finished_games_review_per_hand_then_one_hands_decisions(
     page.locator("#review").screenshot(path=artifacts / f"review-game-{width}.png")
 
     hand = next(h for h in summary["hands"] if h["decision_count"] > h["agreed"])
-    number = hand["hand"] + 1
+    number = hand["hand"]  # from 1, as the page numbers hands
     decisions = api(page, f"{live.url}/api/games/{game_id}/hands/{number}/review?seat=2")["decisions"]
-    rows.nth(hand["hand"]).get_by_role("link").click()
+    rows.nth(number - 1).get_by_role("link").click()
     page.wait_for_url(f"**/games/{game_id}/hands/{number}?review=2#review")
     items = page.locator(".review-decision")
     expect(items).to_have_count(len(decisions))

@@ -61,7 +61,8 @@ async def test_a_finished_games_review_covers_every_hand_of_any_seat(club: Any) 
     assert all("decisions" not in h for h in summary["hands"])
     assert summary["deal_ins"] == sum(1 for r in done.game.results if r.winner is not None and r.discarder == 1)
     hand = (await http.get(f"/api/games/{done.id}/hands/1/review", params={"seat": 1})).json()
-    assert hand["hand"] == 0 and hand["finished"] and hand["decisions"]
+    assert hand["hand"] == 1 and hand["finished"] and hand["decisions"]  # numbered as its URL numbers it
+    assert all(d["hand"] == 1 for d in hand["decisions"])
     for decision in hand["decisions"]:
         assert decision["options"][0]["action"] == decision["strong"]
         assert len(decision["options"]) <= 6 and decision["option_count"] >= len(decision["options"])
