@@ -66,10 +66,15 @@ class Mark:
 
     kind: MarkKind
     text: str
+    instead: Action | None = None  # the better action it names: the claim missed, the safer discard
 
     def to_json(self) -> dict[str, object]:
         """Plain JSON data."""
-        return {"kind": self.kind.value, "text": self.text}
+        return {
+            "kind": self.kind.value,
+            "text": self.text,
+            "instead": None if self.instead is None else self.instead.to_json(),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +98,16 @@ class Option:
     def unseen(self) -> int:
         """Copies of the improving kinds the seat has not seen."""
         return sum(n for _, n in self.improving)
+
+    @property
+    def deal_in(self) -> float:
+        """The bot's reading of the chance some threatening opponent wins on the tile thrown: one less the
+        chance none does, each opponent's :attr:`Threat.chance` taken alone. A figure from 0 to 1, where
+        :attr:`risk` sums the threats weighted by what a deal-in costs and may exceed 1."""
+        none = 1.0
+        for t in self.danger:
+            none *= 1.0 - t.chance
+        return 1.0 - none
 
     @property
     def reason(self) -> str:
@@ -129,8 +144,15 @@ class Option:
             "aims_for": list(self.aims_for),
             "worth": round(self.worth, 4),
             "risk": round(self.risk, 4),
+            "deal_in": round(self.deal_in, 3),
             "danger": [
-                {"seat": t.seat, "ready": round(t.ready, 3), "risk": round(t.risk, 4), "reasons": list(t.reasons)}
+                {
+                    "seat": t.seat,
+                    "ready": round(t.ready, 3),
+                    "risk": round(t.risk, 4),
+                    "chance": round(t.chance, 3),
+                    "reasons": list(t.reasons),
+                }
                 for t in self.danger
             ],
             "considered": self.considered,
@@ -158,6 +180,7 @@ class Decision:
     marks: tuple[Mark, ...]
     made_by: str | None = None  # what made the decision for the seat ("timer", "stand-in"); None: the seat
     dealt_in: bool = False  # another seat won on the tile this decision threw
+    melds: tuple[SeenMeld, ...] = ()  # the seat's declared sets then
 
     @property
     def agreed(self) -> bool:
@@ -189,6 +212,7 @@ class Decision:
             "options": [o.to_json() for o in shown],
             "option_count": len(self.options),
             "marks": [m.to_json() for m in self.marks],
+            "melds": [{"kind": m.kind, "tiles": format_tiles(m.tiles), "exposed": m.exposed} for m in self.melds],
         }
 
 
@@ -371,6 +395,7 @@ def review_decision(
         mode=deliberation.mode,
         options=options,
         marks=marks,
+        melds=tuple(seen.melds[seen.seat]),
     )
 
 
@@ -448,7 +473,9 @@ def _marks(seen: SeatView, done: Action, deliberation: Deliberation, options: tu
             if a.type in (ActionType.CHOW, ActionType.PUNG, ActionType.KONG) and _readies(seen, mind, a)
         ]
         if ready and done not in ready:
-            marks.append(Mark(MarkKind.CLAIM_MISSED, f"{_say(ready[0], seen.offered)} would have made the hand ready"))
+            marks.append(
+                Mark(MarkKind.CLAIM_MISSED, f"{_say(ready[0], seen.offered)} would have made the hand ready", ready[0])
+            )
     if done.type is ActionType.DISCARD:
         mine = next((o for o in options if o.action == done), None)
         if mine is not None:
@@ -464,7 +491,7 @@ def _marks(seen: SeatView, done: Action, deliberation: Deliberation, options: tu
                         f"{done.tile} (danger {mine.risk:.2f}) where {o.action.tile} kept the hand"
                         f" about as good at danger {o.risk:.2f}"
                     )
-                    marks.append(Mark(MarkKind.DANGER, text))
+                    marks.append(Mark(MarkKind.DANGER, text, o.action))
                     break
     return tuple(marks)
 
