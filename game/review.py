@@ -48,6 +48,29 @@ _NEAR_WORTH = 0.9
 _LISTED = 8  # a reason lists the improving kinds when there are at most this many
 _DANGER_GAP = 0.3
 _DANGER_RATIO = 3.0
+# The chance of dealing in, by the danger the review reads (`Option.danger_read`): each point is one
+# band of readings, its mean reading and the share of its discards another seat won on, over every
+# discard of MEASURED (docs/bots.md, *The review*); between points the chance is interpolated.
+_DEAL_IN_RATES = (
+    (0.0, 0.0021),
+    (0.141, 0.0121),
+    (0.406, 0.0176),
+    (0.548, 0.0198),
+    (0.651, 0.0318),
+    (0.744, 0.064),
+    (0.848, 0.0807),
+    (0.94, 0.161),
+)
+
+
+def _deal_in_rate(reading: float) -> float:
+    """The measured chance of dealing in at danger ``reading`` (`_DEAL_IN_RATES`, interpolated)."""
+    low = _DEAL_IN_RATES[0]
+    for high in _DEAL_IN_RATES[1:]:
+        if reading <= high[0]:
+            return low[1] + (high[1] - low[1]) * (reading - low[0]) / (high[0] - low[0])
+        low = high
+    return low[1]
 
 
 class MarkKind(StrEnum):
@@ -100,14 +123,21 @@ class Option:
         return sum(n for _, n in self.improving)
 
     @property
-    def deal_in(self) -> float:
-        """The bot's reading of the chance some threatening opponent wins on the tile thrown: one less the
-        chance none does, each opponent's :attr:`Threat.chance` taken alone. A figure from 0 to 1, where
-        :attr:`risk` sums the threats weighted by what a deal-in costs and may exceed 1."""
+    def danger_read(self) -> float:
+        """The bot's reading of the tile's danger as one figure from 0 to 1: one less the chance no
+        threatening opponent wins on it, each opponent's :attr:`Threat.chance` taken alone. It ranks
+        tiles (:attr:`risk` sums the same threats weighted by what a deal-in costs, and may exceed 1),
+        but it is no rate: :attr:`deal_in` is."""
         none = 1.0
         for t in self.danger:
             none *= 1.0 - t.chance
         return 1.0 - none
+
+    @property
+    def deal_in(self) -> float:
+        """The chance of dealing in with the tile thrown: the share of discards read as dangerous as this
+        one (:attr:`danger_read`) that another seat won on, as measured (``_DEAL_IN_RATES``)."""
+        return _deal_in_rate(self.danger_read)
 
     @property
     def reason(self) -> str:
@@ -144,7 +174,8 @@ class Option:
             "aims_for": list(self.aims_for),
             "worth": round(self.worth, 4),
             "risk": round(self.risk, 4),
-            "deal_in": round(self.deal_in, 3),
+            "danger_read": round(self.danger_read, 3),
+            "deal_in": round(self.deal_in, 4),
             "danger": [
                 {
                     "seat": t.seat,

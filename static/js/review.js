@@ -177,9 +177,10 @@ function steps(shanten) {
   return `${plural(shanten, "tile")} from ready`;
 }
 
+/** A share as a percentage: one decimal under 10 % ("0.2 %", "7.3 %"), else whole ("12 %"). */
 function percent(share) {
-  const p = Math.round(100 * share);
-  return share > 0 && p === 0 ? "under 1 %" : `${p} %`;
+  const p = 100 * share;
+  return p < 10 ? `${p.toFixed(1)} %` : `${Math.round(p)} %`;
 }
 
 /** An action in words, as the seat would say it: "discard 7 dots", "pung of East wind", "pass". */
@@ -291,7 +292,8 @@ function handFigure(d, names) {
     const pick = el("span", `review-pick${slot.apart ? " review-apart" : ""}`);
     pick.append(tile);
     // a marker under the tile (the legend says which is which), and the tile apart named
-    const marker = el("span", "review-marker", tags.map((t) => MARKER[t]).join(""));
+    const marker = el("span", "review-marker");
+    for (const t of tags) marker.append(el("span", `review-marker-${t}`, MARKER[t]));
     marker.setAttribute("aria-hidden", "true");
     pick.append(marker);
     if (slot.apart) {
@@ -315,7 +317,8 @@ function legend(d) {
     const swatch = el("span", `review-swatch ${cls}`);
     swatch.setAttribute("aria-hidden", "true");
     const span = el("span", "review-legend-item");
-    const marker = el("span", "review-marker", cls.split(" ").map((c) => MARKER[c.replace("review-", "")]).join(""));
+    const marker = el("span", "review-marker");
+    for (const c of cls.split(" ")) marker.append(el("span", `review-marker-${c.replace("review-", "")}`, MARKER[c.replace("review-", "")]));
     marker.setAttribute("aria-hidden", "true");
     span.append(swatch, marker, text);
     return span;
@@ -350,7 +353,7 @@ function markWords(mark, d, data) {
       const mine = d.options.find((o) => same(o.action, d.done));
       const safer = mark.instead && d.options.find((o) => same(o.action, mark.instead));
       if (mine && safer) {
-        return `${thrown} was read as ${percent(mine.deal_in)} likely to deal in; ${tileName(safer.action.tile)} kept the hand about as good at ${percent(safer.deal_in)}.`;
+        return `${thrown} had a ${percent(mine.deal_in)} chance of dealing in; ${tileName(safer.action.tile)} kept the hand about as good at ${percent(safer.deal_in)}.`;
       }
       return "A far safer discard kept the hand about as good.";
     }
@@ -393,6 +396,8 @@ function playCell(o, d) {
   return td;
 }
 
+const BAR_FULL = 0.2; // a danger bar is full at 20 %: few discards are more dangerous, and most are under 2 %
+
 function dangerCell(o) {
   const td = el("td", "num review-danger");
   if (!throws(o.action) && !o.then) {
@@ -404,7 +409,7 @@ function dangerCell(o) {
   const bar = el("span", "review-bar");
   bar.setAttribute("aria-hidden", "true");
   const fill = el("span");
-  fill.style.width = `${Math.min(100, Math.round(100 * share))}%`;
+  fill.style.width = `${Math.min(100, Math.round((100 * share) / BAR_FULL))}%`;
   bar.append(fill);
   td.append(bar);
   return td;
@@ -470,9 +475,11 @@ function reasons(d, data) {
     const aims = `Aims for about ${plural(Math.round(o.aims), "point")}${o.aims_for.length ? `: ${o.aims_for.map((t) => words(t, names)).join("; ")}` : ""}.`;
     lines.append(withRules(el("li"), aims));
     if (throws(o.action) || o.then) {
-      if (!o.danger.length) lines.append(el("li", null, "Danger: none, no opponent looks ready."));
+      lines.append(el("li", null, `Chance of dealing in: ${percent(o.deal_in)}.`));
+      if (!o.danger.length) lines.append(el("li", null, "No opponent looks ready."));
+      const total = o.danger.reduce((sum, t) => sum + t.chance, 0);
       for (const t of o.danger) {
-        const text = t.chance > 0 ? `Danger from ${names[t.seat]}: ${percent(t.chance)}. ` : `Safe against ${names[t.seat]}. `;
+        const text = t.chance > 0 ? `${names[t.seat]}: ${Math.round((100 * t.chance) / total)} % of the danger. ` : `Safe against ${names[t.seat]}. `;
         lines.append(withRules(el("li"), text + t.reasons.map((r) => words(r, names)).join("; ") + "."));
       }
     }

@@ -118,14 +118,10 @@ def test_a_finished_games_review_per_hand_then_one_hands_decisions(
             assert re.search(r", (just drawn|on offer)", labels[-1]), labels
 
     # a decision strong would have made otherwise, both discards: each marked on its own tile
-    first = next(
-        (
-            i
-            for i, d in enumerate(decisions)
-            if not d["agreed"] and d["done"]["type"] == d["strong"]["type"] == "discard"
-        ),
-        next(i for i, d in enumerate(decisions) if not d["agreed"]),
-    )
+    differs = [i for i, d in enumerate(decisions) if not d["agreed"]]
+    discards = [i for i in differs if decisions[i]["done"]["type"] == decisions[i]["strong"]["type"] == "discard"]
+    risky = [i for i in discards if any(o["danger_read"] > 0 for o in decisions[i]["options"])]
+    first = (risky or discards or differs)[0]
     d = decisions[first]
     item = items.nth(first)
     expect(item).to_have_class("review-decision differs")
@@ -151,11 +147,9 @@ def test_a_finished_games_review_per_hand_then_one_hands_decisions(
         close = "ready" if o["shanten"] == 0 else f"{o['shanten']} tile{'s' if o['shanten'] > 1 else ''} from ready"
         expect(row.locator("td").nth(1)).to_have_text("complete" if o["shanten"] < 0 else close)
         if o["action"]["type"] == "discard":
-            assert 0 <= o["deal_in"] <= 1
-            share = round(100 * o["deal_in"])
-            expect(row.locator("td").nth(4)).to_contain_text(
-                "under 1 %" if o["deal_in"] > 0 and share == 0 else f"{share} %"
-            )
+            assert 0 < o["deal_in"] < 1
+            share = 100 * o["deal_in"]
+            expect(row.locator("td").nth(4)).to_have_text(f"{share:.1f} %" if share < 10 else f"{int(share + 0.5)} %")
     expect(item.locator(".review-options tbody tr.chosen")).to_have_count(1)
 
     # one expanded decision fits the screen, and nothing scrolls sideways
@@ -183,6 +177,7 @@ def test_a_finished_games_review_per_hand_then_one_hands_decisions(
     page.evaluate("document.querySelectorAll('#review details').forEach((d) => { d.open = true; })")
     expect(page.locator(".review-why .review-reasons").first).to_be_visible()
     text = visible_text(page)
+    (artifacts / f"review-hand-{width}.txt").write_text(text)
     assert "Danger" in text and "from ready" in text
     assert_words_only(text)
 
