@@ -125,16 +125,22 @@ function renderHands(data) {
   const rows = el("tbody");
   for (const hand of data.hands) {
     const tr = el("tr");
-    const share = hand.agreement === null ? "—" : `${hand.agreed} (${Math.round(100 * hand.agreement)} %)`;
-    tr.append(
-      el("td", null, String(hand.hand)),
-      el("td", "num", String(hand.decision_count)),
-      el("td", "num", share),
-      el("td", "num", String(hand.deal_ins)),
-      el("td", "num", String(hand.missed_wins)),
-      el("td", "review-mark-list", markText(hand.marks) || "—"),
-    );
-    const cell = el("td");
+    const share = hand.agreement === null ? "none" : `${hand.agreed} (${Math.round(100 * hand.agreement)} %)`;
+    // each cell labelled, for a phone's card of labelled lines (history.css)
+    const cells = [
+      ["Hand", null, String(hand.hand)],
+      ["Decisions", "num", String(hand.decision_count)],
+      ["Agreed", "num", share],
+      ["Deal-ins", "num", String(hand.deal_ins)],
+      ["Missed wins", "num", String(hand.missed_wins)],
+      ["Marks", "review-mark-list", markText(hand.marks) || "none"],
+    ];
+    for (const [label, cls, text] of cells) {
+      const td = el("td", cls, text);
+      td.dataset.label = label;
+      tr.append(td);
+    }
+    const cell = el("td", "replay-cell");
     const href = `${fill(root.dataset.handUrl, "HAND_NO", hand.hand)}?review=${data.seat}#review`;
     cell.append(link(href, `Review hand ${hand.hand}`));
     tr.append(cell);

@@ -92,6 +92,8 @@ def test_a_finished_games_review_per_hand_then_one_hands_decisions(
     expect(figures).to_contain_text(f"Agreed with strong at {summary['agreed']} of {summary['decision_count']}")
     rows = page.locator(".review-hands tbody tr")
     expect(rows).to_have_count(len(summary["hands"]))
+    # each figure labelled (on a phone each row is a card of labelled lines)
+    expect(rows.first.locator("td[data-label='Decisions']")).to_have_text(str(summary["hands"][0]["decision_count"]))
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.locator("#review").screenshot(path=artifacts / f"review-game-{width}.png")
 
