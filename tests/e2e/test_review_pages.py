@@ -189,6 +189,19 @@ def test_a_finished_games_review_per_hand_then_one_hands_decisions(
     expect(page.locator("#step-count")).to_contain_text(f"Step {d['step']} of")
     expect(page.locator("#perspective")).to_have_value("2")
 
+    # a hand with marks: each said in words
+    marked = [h for h in summary["hands"] if any(h["marks"].values())][:1]
+    assert marked, "this game has a marked hand to read"
+    for other in marked:
+        page.goto(f"{live.url}/games/{game_id}/hands/{other['hand']}?review=2")
+        expect(page.locator(".review-decision")).to_have_count(other["decision_count"] + other["made_for"])
+        texts = page.locator(".review-mark-text")
+        expect(texts).to_have_count(sum(other["marks"].values()))
+        page.evaluate("document.querySelectorAll('#review details').forEach((d) => { d.open = true; })")
+        assert_words_only(visible_text(page))
+        for said in texts.all_inner_texts():
+            assert re.match(r"^(Deal-in|Win passed|Ready hand broken|Claim missed|Needless risk): [A-Z0-9]", said), said
+
 
 def test_a_players_page_shows_their_agreement_with_strong_game_by_game(
     club: tuple[LiveServer, dict[str, str]], new_page: Any
