@@ -49,17 +49,18 @@ _LISTED = 8  # a reason lists the improving kinds when there are at most this ma
 _DANGER_GAP = 0.3
 _DANGER_RATIO = 3.0
 # The chance of dealing in, by the danger the review reads (`Option.danger_read`): each point is one
-# band of readings, its mean reading and the share of its discards another seat won on, over every
-# discard of MEASURED (docs/bots.md, *The review*); between points the chance is interpolated.
+# band of readings, its mean reading and the share of its discards another seat won on, over the
+# 33,282 discards of 40 games of `strong` and `normal` bots (docs/review_danger_rates.py, docs/bots.md,
+# *The review*); between points the chance is interpolated, and above the last it stays.
 _DEAL_IN_RATES = (
-    (0.0, 0.0021),
-    (0.141, 0.0121),
-    (0.406, 0.0176),
-    (0.548, 0.0198),
-    (0.651, 0.0318),
-    (0.744, 0.064),
-    (0.848, 0.0807),
-    (0.94, 0.161),
+    (0.0, 0.0019),
+    (0.140, 0.0062),
+    (0.406, 0.0138),
+    (0.546, 0.0175),
+    (0.651, 0.0293),
+    (0.747, 0.0522),
+    (0.848, 0.0714),
+    (0.940, 0.1348),
 )
 
 
