@@ -156,7 +156,8 @@ class Option:
         parts.append(aims)
         if self.danger and self.risk > 0:
             worst = self.danger[0]
-            parts.append(f"danger {self.risk:.2f}, most from seat {worst.seat}: " + "; ".join(worst.reasons))
+            said = f"deal-in chance {self.deal_in:.1%} (danger {self.risk:.2f}), most from seat {worst.seat}: "
+            parts.append(said + "; ".join(worst.reasons))
         elif self.action.type is ActionType.DISCARD or self.then is not None:
             parts.append("safe: no opponent looks ready" if not self.danger else "safe against every threat")
         if self.note:
@@ -520,8 +521,8 @@ def _marks(seen: SeatView, done: Action, deliberation: Deliberation, options: tu
                     and o.risk * _DANGER_RATIO <= mine.risk
                 ):
                     text = (
-                        f"{done.tile} (danger {mine.risk:.2f}) where {o.action.tile} kept the hand"
-                        f" about as good at danger {o.risk:.2f}"
+                        f"{done.tile} (deal-in chance {mine.deal_in:.1%}) where {o.action.tile} kept the hand"
+                        f" about as good at {o.deal_in:.1%}"
                     )
                     marks.append(Mark(MarkKind.DANGER, text, o.action))
                     break
