@@ -50,7 +50,7 @@ _DANGER_GAP = 0.3
 _DANGER_RATIO = 3.0
 # The chance of dealing in, by the danger the review reads (`Option.danger_read`): each point is one
 # band of readings, its mean reading and the share of its discards another seat won on, over the
-# 33,282 discards of 40 games of `strong` and `normal` bots (docs/review_danger_rates.py, docs/bots.md,
+# 33,282 discards of 40 games of `strong` and `normal` bots (benchmarks/review_danger_rates.py, docs/bots.md,
 # *The review*); between points the chance is interpolated, and above the last it stays.
 _DEAL_IN_RATES = (
     (0.0, 0.0019),

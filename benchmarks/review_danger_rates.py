@@ -5,7 +5,7 @@ Plays ``GAMES`` whole games of two ``strong`` and two ``normal`` bots under ``cl
 of the tile each discard threw, the discards, their mean reading and the share another seat won on:
 the points of ``game.review._DEAL_IN_RATES``.
 
-    .venv/bin/python docs/review_danger_rates.py 40
+    .venv/bin/python benchmarks/review_danger_rates.py 40
 """
 
 from __future__ import annotations
