@@ -48,6 +48,30 @@ _NEAR_WORTH = 0.9
 _LISTED = 8  # a reason lists the improving kinds when there are at most this many
 _DANGER_GAP = 0.3
 _DANGER_RATIO = 3.0
+# The chance of dealing in, by the danger the review reads (`Option.danger_read`): each point is one
+# band of readings, its mean reading and the share of its discards another seat won on, over the
+# 33,282 discards of 40 games of `strong` and `normal` bots (benchmarks/review_danger_rates.py, docs/bots.md,
+# *The review*); between points the chance is interpolated, and above the last it stays.
+_DEAL_IN_RATES = (
+    (0.0, 0.0019),
+    (0.140, 0.0062),
+    (0.406, 0.0138),
+    (0.546, 0.0175),
+    (0.651, 0.0293),
+    (0.747, 0.0522),
+    (0.848, 0.0714),
+    (0.940, 0.1348),
+)
+
+
+def _deal_in_rate(reading: float) -> float:
+    """The measured chance of dealing in at danger ``reading`` (`_DEAL_IN_RATES`, interpolated)."""
+    low = _DEAL_IN_RATES[0]
+    for high in _DEAL_IN_RATES[1:]:
+        if reading <= high[0]:
+            return low[1] + (high[1] - low[1]) * (reading - low[0]) / (high[0] - low[0])
+        low = high
+    return low[1]
 
 
 class MarkKind(StrEnum):
@@ -66,10 +90,15 @@ class Mark:
 
     kind: MarkKind
     text: str
+    instead: Action | None = None  # the better action it names: the claim missed, the safer discard
 
     def to_json(self) -> dict[str, object]:
         """Plain JSON data."""
-        return {"kind": self.kind.value, "text": self.text}
+        return {
+            "kind": self.kind.value,
+            "text": self.text,
+            "instead": None if self.instead is None else self.instead.to_json(),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +124,23 @@ class Option:
         return sum(n for _, n in self.improving)
 
     @property
+    def danger_read(self) -> float:
+        """The bot's reading of the tile's danger as one figure from 0 to 1: one less the chance no
+        threatening opponent wins on it, each opponent's :attr:`Threat.chance` taken alone. It ranks
+        tiles (:attr:`risk` sums the same threats weighted by what a deal-in costs, and may exceed 1),
+        but it is no rate: :attr:`deal_in` is."""
+        none = 1.0
+        for t in self.danger:
+            none *= 1.0 - t.chance
+        return 1.0 - none
+
+    @property
+    def deal_in(self) -> float:
+        """The chance of dealing in with the tile thrown: the share of discards read as dangerous as this
+        one (:attr:`danger_read`) that another seat won on, as measured (``_DEAL_IN_RATES``)."""
+        return _deal_in_rate(self.danger_read)
+
+    @property
     def reason(self) -> str:
         """The candidate's figures in words."""
         parts = [_steps(self.shanten) if self.then is None else f"then {self.then}: {_steps(self.shanten)}"]
@@ -110,7 +156,8 @@ class Option:
         parts.append(aims)
         if self.danger and self.risk > 0:
             worst = self.danger[0]
-            parts.append(f"danger {self.risk:.2f}, most from seat {worst.seat}: " + "; ".join(worst.reasons))
+            said = f"deal-in chance {self.deal_in:.1%} (danger {self.risk:.2f}), most from seat {worst.seat}: "
+            parts.append(said + "; ".join(worst.reasons))
         elif self.action.type is ActionType.DISCARD or self.then is not None:
             parts.append("safe: no opponent looks ready" if not self.danger else "safe against every threat")
         if self.note:
@@ -129,8 +176,16 @@ class Option:
             "aims_for": list(self.aims_for),
             "worth": round(self.worth, 4),
             "risk": round(self.risk, 4),
+            "danger_read": round(self.danger_read, 3),
+            "deal_in": round(self.deal_in, 4),
             "danger": [
-                {"seat": t.seat, "ready": round(t.ready, 3), "risk": round(t.risk, 4), "reasons": list(t.reasons)}
+                {
+                    "seat": t.seat,
+                    "ready": round(t.ready, 3),
+                    "risk": round(t.risk, 4),
+                    "chance": round(t.chance, 3),
+                    "reasons": list(t.reasons),
+                }
                 for t in self.danger
             ],
             "considered": self.considered,
@@ -158,6 +213,7 @@ class Decision:
     marks: tuple[Mark, ...]
     made_by: str | None = None  # what made the decision for the seat ("timer", "stand-in"); None: the seat
     dealt_in: bool = False  # another seat won on the tile this decision threw
+    melds: tuple[SeenMeld, ...] = ()  # the seat's declared sets then
 
     @property
     def agreed(self) -> bool:
@@ -189,6 +245,7 @@ class Decision:
             "options": [o.to_json() for o in shown],
             "option_count": len(self.options),
             "marks": [m.to_json() for m in self.marks],
+            "melds": [{"kind": m.kind, "tiles": format_tiles(m.tiles), "exposed": m.exposed} for m in self.melds],
         }
 
 
@@ -371,6 +428,7 @@ def review_decision(
         mode=deliberation.mode,
         options=options,
         marks=marks,
+        melds=tuple(seen.melds[seen.seat]),
     )
 
 
@@ -448,7 +506,9 @@ def _marks(seen: SeatView, done: Action, deliberation: Deliberation, options: tu
             if a.type in (ActionType.CHOW, ActionType.PUNG, ActionType.KONG) and _readies(seen, mind, a)
         ]
         if ready and done not in ready:
-            marks.append(Mark(MarkKind.CLAIM_MISSED, f"{_say(ready[0], seen.offered)} would have made the hand ready"))
+            marks.append(
+                Mark(MarkKind.CLAIM_MISSED, f"{_say(ready[0], seen.offered)} would have made the hand ready", ready[0])
+            )
     if done.type is ActionType.DISCARD:
         mine = next((o for o in options if o.action == done), None)
         if mine is not None:
@@ -461,10 +521,10 @@ def _marks(seen: SeatView, done: Action, deliberation: Deliberation, options: tu
                     and o.risk * _DANGER_RATIO <= mine.risk
                 ):
                     text = (
-                        f"{done.tile} (danger {mine.risk:.2f}) where {o.action.tile} kept the hand"
-                        f" about as good at danger {o.risk:.2f}"
+                        f"{done.tile} (deal-in chance {mine.deal_in:.1%}) where {o.action.tile} kept the hand"
+                        f" about as good at {o.deal_in:.1%}"
                     )
-                    marks.append(Mark(MarkKind.DANGER, text))
+                    marks.append(Mark(MarkKind.DANGER, text, o.action))
                     break
     return tuple(marks)
 

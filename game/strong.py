@@ -243,7 +243,7 @@ class Mind:
                     kind = "half" if honours else "full"
                     notes.append(
                         (
-                            f"{kind} flush in {_SUIT_NAMES[suit]}, {stray} tile(s) off suit",
+                            f"{kind} flush in {_SUIT_NAMES[suit]}, {stray} tile{'' if stray == 1 else 's'} off suit",
                             hope * (1.0 if honours else 3.0),
                         )
                     )
@@ -374,7 +374,7 @@ class Mind:
                     s, w = self.judge(after, melds)  # a loose tile follows
                     w *= 1.3  # its points, and the loose tile
                     if s > shanten:
-                        note = note or "costs a step of shanten"
+                        note = note or "takes the hand a step further from ready"
                 else:
                     s, w, then = self._best_after(after, melds)
                     if then is not None:
@@ -420,7 +420,9 @@ class Mind:
         melds = tuple(m for m in self.melds if not (added and m.tile == kong.tile)) + (meld,)
         s, w = self.judge(after, melds)
         free = self.kong_is_free(kong)
-        return Candidate(kong, s, w, 0.0, tuple(after), melds, free, "" if free else "costs a step of shanten")
+        return Candidate(
+            kong, s, w, 0.0, tuple(after), melds, free, "" if free else "takes the hand a step further from ready"
+        )
 
     def kong_is_free(self, kong: Action) -> bool:
         """Whether a kong in one's own turn costs no shanten (it brings points and a loose tile)."""

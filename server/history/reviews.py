@@ -115,7 +115,7 @@ async def _answer(request: Request, hand: int | None) -> Response:
             log = found[0]
             seat = default_seat(log)
         if hand is not None and hand >= finished:
-            return _refuse("hand/not_found", f"this game has {finished} finished hand(s) to review", 404)
+            return _refuse("hand/not_found", _finished(finished), 404)
         key: Key = (game_id, status, seat, finished)
         kept = _kept(request)
         body = kept.get((key, hand))
@@ -131,7 +131,7 @@ async def _answer(request: Request, hand: int | None) -> Response:
         keep(kept, (key, part), value)
     body = parts.get(hand)
     if body is None:
-        return _refuse("hand/not_found", f"this game has {finished} finished hand(s) to review", 404)
+        return _refuse("hand/not_found", _finished(finished), 404)
     return Response(body, media_type="application/json")
 
 
@@ -154,6 +154,10 @@ def _render(log: GameLog, seat: int, running: bool, finished: int) -> dict[int |
     summary = GameReview(seat, hands).to_json(decisions=False)
     parts[None] = _json({**head, **summary})
     return parts
+
+
+def _finished(count: int) -> str:
+    return f"this game has {count} finished hand{'' if count == 1 else 's'} to review"
 
 
 def _json(doc: dict[str, object]) -> bytes:

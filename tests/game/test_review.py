@@ -157,6 +157,8 @@ def test_a_missed_claim_that_would_make_the_hand_ready_is_marked() -> None:
     passed = review_decision(seen, Action(ActionType.PASS))
     assert passed.strong == Action(ActionType.PUNG) and not passed.agreed
     assert MarkKind.CLAIM_MISSED in marks(passed)
+    (missed,) = [m for m in passed.marks if m.kind is MarkKind.CLAIM_MISSED]
+    assert missed.instead == Action(ActionType.PUNG) and missed.to_json()["instead"] == {"type": "pung"}
     assert MarkKind.CLAIM_MISSED not in marks(review_decision(seen, Action(ActionType.PUNG)))
 
 
@@ -199,6 +201,13 @@ def test_a_discard_far_more_dangerous_than_a_near_equal_safe_one_is_marked() -> 
     assert options[T("5b")].risk > 3 * options[T("5d")].risk
     assert options[T("5b")].danger[0].seat == 1
     assert MarkKind.DANGER in marks(risky)
+    (danger,) = [m for m in risky.marks if m.kind is MarkKind.DANGER]
+    assert danger.instead is not None and danger.instead.tile is not None
+    assert options[danger.instead.tile].risk * 3 <= options[T("5b")].risk
+    # the flush's own suit: South ready about 86 %, the tile fitting a ready hand's waits fully
+    assert options[T("5b")].risk > 1 and 0.8 < options[T("5b")].danger_read < 0.9
+    assert options[T("5d")].danger_read < 0.2
+    assert options[T("5d")].deal_in < options[T("5b")].deal_in < 0.2  # read high; the measured chance is lower
     assert MarkKind.DANGER not in marks(review_decision(seen, Action(ActionType.DISCARD, T("5d"))))
     assert MarkKind.DANGER not in marks(review_decision(quiet, Action(ActionType.DISCARD, T("5b"))))
 
@@ -285,3 +294,25 @@ def test_a_decisions_review_depends_only_on_what_its_seat_can_see() -> None:
         reviews.append(review_decision(seen, Action(ActionType.DISCARD, T("9d"))))
     assert reviews[0] == reviews[1] == reviews[2]
     assert reviews[0].options and reviews[0].strong.type is ActionType.DISCARD
+
+
+def test_the_danger_read_is_a_share_no_greater_than_the_risk_and_the_chance_of_dealing_in_follows_it() -> None:
+    """Over a game's decisions every candidate's ``danger_read`` lies in [0, 1], is at most its summed
+    ``risk`` (which weighs each threat by what it costs), and is 0 exactly when the risk is; each
+    opponent's chance is its readiness times a fit of at most 1. The chance of dealing in is a measured
+    rate: above 0 even for a tile read safe, and never lower for a tile read more dangerous."""
+    game = play_game(["greedy", "strong", "normal", "strong"], "review-greedy", deals=4)
+    options = [o for d in review(Game(ARENA_RULES, "review-greedy"), game.log, 0).decisions for o in d.options]
+    risky = [o for o in options if o.risk > 0]
+    assert len(risky) > 20
+    for o in options:
+        assert 0.0 <= o.danger_read <= min(1.0, o.risk) + 1e-9
+        assert (o.danger_read > 0) == (o.risk > 0)
+        assert 0.0 < o.deal_in < 1.0
+        for t in o.danger:
+            assert 0.0 <= t.chance <= t.ready and t.chance <= t.risk + 1e-9
+        doc = o.to_json()
+        assert doc["deal_in"] == round(o.deal_in, 4) and doc["danger_read"] == round(o.danger_read, 3)
+    ranked = sorted(options, key=lambda o: o.danger_read)
+    assert all(a.deal_in <= b.deal_in for a, b in zip(ranked, ranked[1:], strict=False))
+    assert ranked[0].deal_in < ranked[-1].deal_in
