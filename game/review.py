@@ -295,7 +295,8 @@ class KeyMoment:
 
     def to_json(self) -> dict[str, object]:
         """Plain JSON data: where the decision is (hand numbered from 1, its step and the game's action
-        number), what it cost, what was done and what the bot would have done, and its marks."""
+        number), what it cost, what was done and what the bot would have done (and the tile a claim was
+        about), and its marks."""
         d = self.decision
         return {
             "hand": d.hand + 1,
@@ -304,6 +305,7 @@ class KeyMoment:
             "cost": round(self.cost, 1),
             "done": d.done.to_json(),
             "strong": d.strong.to_json(),
+            "offered": None if d.offered is None else d.offered.code,
             "marks": [m.kind.value for m in d.marks],
         }
 

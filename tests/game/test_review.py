@@ -329,6 +329,7 @@ def test_a_planted_bad_decision_is_the_first_key_moment_and_agreement_costs_noth
         "cost": round(decision_cost(worst), 1),
         "done": worst.done.to_json(),
         "strong": worst.strong.to_json(),
+        "offered": None if worst.offered is None else worst.offered.code,
         "marks": [m.kind.value for m in worst.marks],
     }
     assert review(Game(ARENA_RULES, "moments"), game.log, 0).to_json()["key_moments"] == doc  # the same each time
