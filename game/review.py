@@ -367,7 +367,7 @@ def review(
             decision = review_decision(seen, Action.from_json(action), bot, hand=number, seq=index + 1)
             by = None if made_by is None or index >= len(made_by) else made_by[index]
             decision = dataclasses.replace(
-                decision, step=index + 1 - start, made_by=by, win_value=_passed_win(game, seat, decision.done)
+                decision, step=index + 1 - start, made_by=by, win_value=_passed_win(game, seen, decision.done)
             )
             if decision.done.type in (ActionType.DISCARD, ActionType.ORIGINAL_CALL) or (
                 decision.done.type is ActionType.KONG and seen.hand[decision.done.tile or 0] == 1
@@ -393,10 +393,11 @@ def review(
     return GameReview(seat, tuple(hands))
 
 
-def _passed_win(game: Game, seat: int, done: Action) -> int | None:
-    """The value of the win ``seat`` is offered in ``game`` and passes with ``done`` (declared on a copy,
-    the others passing any claim), or None: no win passed, or it would not have been the seat's."""
-    if done.type is ActionType.WIN or Action(ActionType.WIN) not in game.legal_actions(seat):
+def _passed_win(game: Game, seen: SeatView, done: Action) -> int | None:
+    """The value of the win offered to ``seen``'s seat in ``game`` that ``done`` passes (declared on a
+    copy, the others passing any claim), or None: no win passed, or it would not have been the seat's."""
+    seat = seen.seat
+    if done.type is ActionType.WIN or Action(ActionType.WIN) not in seen.legal:
         return None
     probe = copy.deepcopy(game)
     probe.apply(seat, Action(ActionType.WIN))
