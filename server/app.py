@@ -388,8 +388,8 @@ def create_app(
         Route("/api/tables/{table_id}/rematch", api(rematch), methods=["POST"], name="rematch"),
         WebSocketRoute("/ws", table_socket, name="ws"),
         *page_routes(),
-        *review_routes(),
         *history_routes(),
+        *review_routes(),
         *history_pages(),
         *club_routes(),
     ]

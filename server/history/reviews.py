@@ -3,7 +3,7 @@
 - ``GET /api/games/{id}/review?seat=N``: the seat's figures per hand and over the game (no decisions).
 - ``GET /api/games/{id}/hands/{n}/review?seat=N``: the seat's decisions in hand ``n``, each with the
   bot's first candidates (and the one the seat chose) and their reasons, and the marks.
-- ``GET /api/players/{name}/review``: a player's figures over their recent finished games (at most
+- ``GET /api/reviews/players/{name}``: a player's figures over their recent finished games (at most
   ``RECENT``), from those games' reviews of the player's seat, game by game and pooled.
 
 A finished game is public: any seat may be reviewed, every hand. A game still being played is
@@ -228,10 +228,9 @@ def _pooled(games: list[dict[str, object]]) -> dict[str, object]:
 
 
 def review_routes() -> list[BaseRoute]:
-    """The review routes, to add to the application's routes (before the history routes, whose player
-    route would take ``NAME/review`` for a name)."""
+    """The review routes, to add to the application's routes."""
     return [
-        Route("/api/players/{name:path}/review", api_player_review, name="api_player_review"),
+        Route("/api/reviews/players/{name:path}", api_player_review, name="api_player_review"),
         Route("/api/games/{game_id}/review", api_review, name="api_review"),
         Route("/api/games/{game_id}/hands/{number}/review", api_hand_review, name="api_hand_review"),
     ]

@@ -1,6 +1,6 @@
 // A player's page: what to work on (issues 35 and 41). Their figures beside the strong bot over their
 // recent finished games, pooled (agreement, deal-ins per 100 discards, missed wins) and game by game,
-// from GET /api/players/{name}/review (the server reviews each game once and keeps the answer).
+// from GET /api/reviews/players/{name} (the server reviews each game once and keeps the answer).
 
 import { LINE_STYLES, drawAndFollow, lineChart } from "./chart.js";
 import { el, fill, getJson, link, plural, setStatus, when } from "./history.js";

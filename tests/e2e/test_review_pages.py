@@ -142,7 +142,7 @@ def test_a_players_page_shows_what_to_work_on_over_their_recent_games(
 ) -> None:
     live, ids = club
     page = new_page(1366, 768)
-    figures = api(page, f"{live.url}/api/players/Ann/review")
+    figures = api(page, f"{live.url}/api/reviews/players/Ann")
     review = api(page, f"{live.url}/api/games/{ids['done']}/review?seat={figures['games'][0]['seat']}")
     assert [g["id"] for g in figures["games"]] == [ids["done"]]
     assert figures["deal_ins"] == review["deal_ins"] and figures["discards"] == review["discards"] > 0

@@ -159,7 +159,7 @@ async def test_a_games_summary_opens_with_its_costliest_decisions_each_found_in_
 
 async def test_a_players_recent_figures_pool_their_finished_games_reviews(ann: Any) -> None:
     http, games = ann
-    answer = await http.get("/api/players/Ann/review")
+    answer = await http.get("/api/reviews/players/Ann")
     assert answer.status_code == 200
     figures = answer.json()
     assert [g["id"] for g in figures["games"]] == games  # finished games only, newest first
@@ -175,6 +175,6 @@ async def test_a_players_recent_figures_pool_their_finished_games_reviews(ann: A
     assert figures["agreement"] == round(sum(r["agreed"] for r in reviews) / decisions, 4)
     assert figures["deal_ins"] == deal_ins and figures["deal_ins_per_100"] == round(100 * deal_ins / discards, 1)
     assert figures["missed_wins"] == sum(r["missed_wins"] for r in reviews)
-    assert (await http.get("/api/players/Ann/review")).json() == figures  # kept: the same answer again
+    assert (await http.get("/api/reviews/players/Ann")).json() == figures  # kept: the same answer again
     assert (await http.get("/api/players/Ann")).json()["name"] == "Ann"  # the record's route is still there
-    assert (await http.get("/api/players/Nobody/review")).status_code == 404
+    assert (await http.get("/api/reviews/players/Nobody")).status_code == 404
