@@ -25,6 +25,7 @@ with the bot, its deal-ins and the wins it passed.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -39,7 +40,19 @@ from game.seatview import SeatView, SeatViewCache, SeenMeld
 from game.strong import Candidate, Deliberation, Mind, StrongBot
 from game.tiles import Tile
 
-__all__ = ["Decision", "GameReview", "HandReview", "Mark", "MarkKind", "Option", "review", "review_decision"]
+__all__ = [
+    "Decision",
+    "GameReview",
+    "HandReview",
+    "KeyMoment",
+    "Mark",
+    "MarkKind",
+    "Option",
+    "decision_cost",
+    "key_moments",
+    "review",
+    "review_decision",
+]
 
 # A discard is "far more dangerous than a near-equal safe one" when another discard keeps the hand as
 # close to ready, at this share of its worth or more, and is this much safer: the gap at least
@@ -48,6 +61,7 @@ _NEAR_WORTH = 0.9
 _LISTED = 8  # a reason lists the improving kinds when there are at most this many
 _DANGER_GAP = 0.3
 _DANGER_RATIO = 3.0
+KEY_MOMENTS = 5  # a game's review opens with at most this many of the seat's costliest decisions
 # The chance of dealing in, by the danger the review reads (`Option.danger_read`): each point is one
 # band of readings, its mean reading and the share of its discards another seat won on, over the
 # 33,282 discards of 40 games of `strong` and `normal` bots (benchmarks/review_danger_rates.py, docs/bots.md,
@@ -213,6 +227,7 @@ class Decision:
     marks: tuple[Mark, ...]
     made_by: str | None = None  # what made the decision for the seat ("timer", "stand-in"); None: the seat
     dealt_in: bool = False  # another seat won on the tile this decision threw
+    win_value: int | None = None  # a win passed: the value it would have scored, when the replay knows it
     melds: tuple[SeenMeld, ...] = ()  # the seat's declared sets then
 
     @property
@@ -302,7 +317,63 @@ class GameReview:
         """Plain JSON data: the seat, each hand, and the figures over all of them (the arguments as
         :meth:`HandReview.to_json`)."""
         hands = [h.to_json(options, decisions) for h in self.hands]
-        return {"seat": self.seat, "hands": hands, **_figures(self.decisions)}
+        doc: dict[str, object] = {"seat": self.seat, "hands": hands, **_figures(self.decisions)}
+        doc["discards"] = sum(1 for d in self.decisions if d.done.type in _THROWS)
+        doc["key_moments"] = [m.to_json() for m in key_moments(self)]
+        return doc
+
+
+_THROWS = (ActionType.DISCARD, ActionType.ORIGINAL_CALL)  # a decision that throws a tile from the hand
+
+
+def decision_cost(decision: Decision) -> float:
+    """What ``decision`` cost against the bot's choice, in points: 0 when it agrees; a win passed, the
+    value that win would have scored (0 when unknown: :func:`review_decision` alone cannot score it);
+    otherwise the points the bot's choice aims for times the share of its worth the seat's choice gave
+    up (0 when the seat's choice is worth as much: a safer or riskier throw of equal worth costs nothing
+    here, its danger shows in the marks and the deal-ins)."""
+    if decision.agreed:
+        return 0.0
+    if decision.win_value is not None:
+        return float(decision.win_value)
+    mine = next((o for o in decision.options if o.action == decision.done), None)
+    best = next((o for o in decision.options if o.action == decision.strong), None)
+    if mine is None or best is None or best.worth <= 0:
+        return 0.0
+    return max(0.0, best.aims * (1.0 - mine.worth / best.worth))
+
+
+@dataclass(frozen=True, slots=True)
+class KeyMoment:
+    """One of the seat's costliest decisions in a game, and what it cost (:func:`decision_cost`)."""
+
+    decision: Decision
+    cost: float
+
+    def to_json(self) -> dict[str, object]:
+        """Plain JSON data: where the decision is (hand numbered from 1, its step and the game's action
+        number), what it cost, what was done and what the bot would have done (and the tile a claim was
+        about), and its marks."""
+        d = self.decision
+        return {
+            "hand": d.hand + 1,
+            "step": d.step,
+            "seq": d.seq,
+            "cost": round(self.cost, 1),
+            "done": d.done.to_json(),
+            "strong": d.strong.to_json(),
+            "offered": None if d.offered is None else d.offered.code,
+            "marks": [m.kind.value for m in d.marks],
+        }
+
+
+def key_moments(game_review: GameReview, limit: int = KEY_MOMENTS) -> tuple[KeyMoment, ...]:
+    """The seat's own decisions that cost anything (:func:`decision_cost`), costliest first, at most
+    ``limit``; equal costs (as shown, to a tenth of a point) in the order they were played."""
+    costed = [KeyMoment(d, decision_cost(d)) for d in game_review.decisions if d.made_by is None]
+    costed = [m for m in costed if round(m.cost, 1) > 0]
+    costed.sort(key=lambda m: (-round(m.cost, 1), m.decision.seq))
+    return tuple(costed[:limit])
 
 
 def _figures(decisions: Sequence[Decision]) -> dict[str, object]:
@@ -352,7 +423,9 @@ def review(
             seen = SeatView.of(game, seat, cache)
             decision = review_decision(seen, Action.from_json(action), bot, hand=number, seq=index + 1)
             by = None if made_by is None or index >= len(made_by) else made_by[index]
-            decision = dataclasses.replace(decision, step=index + 1 - start, made_by=by)
+            decision = dataclasses.replace(
+                decision, step=index + 1 - start, made_by=by, win_value=_passed_win(game, seen, decision.done)
+            )
             if decision.done.type in (ActionType.DISCARD, ActionType.ORIGINAL_CALL) or (
                 decision.done.type is ActionType.KONG and seen.hand[decision.done.tile or 0] == 1
             ):
@@ -375,6 +448,25 @@ def review(
     if game.phase is GamePhase.DEAL and not finished_only:
         hands.append(HandReview(number, False, None, tuple(decisions)))
     return GameReview(seat, tuple(hands))
+
+
+def _passed_win(game: Game, seen: SeatView, done: Action) -> int | None:
+    """The value of the win offered to ``seen``'s seat in ``game`` that ``done`` passes (declared on a
+    copy, the others passing any claim), or None: no win passed, or it would not have been the seat's."""
+    seat = seen.seat
+    if done.type is ActionType.WIN or Action(ActionType.WIN) not in seen.legal:
+        return None
+    probe = copy.deepcopy(game)
+    probe.apply(seat, Action(ActionType.WIN))
+    for _ in range(3):  # the other seats' answers to the claim window, at most three
+        waiting = [s for s in probe.to_act() if s != seat] if probe.phase is GamePhase.DEAL else []
+        if not waiting or Action(ActionType.PASS) not in probe.legal_actions(waiting[0]):
+            break
+        probe.apply(waiting[0], Action(ActionType.PASS))
+    if probe.phase is GamePhase.DEAL or probe.reckoning is None or probe.results[-1].winner != seat:
+        return None
+    score = probe.reckoning.scores[seat]
+    return None if score is None else score.value
 
 
 def _shown(option: Option) -> tuple[object, ...]:

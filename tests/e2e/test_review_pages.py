@@ -232,6 +232,61 @@ def test_a_players_page_shows_their_agreement_with_strong_game_by_game(
     assert small_targets(page) == []
 
 
+def test_a_games_key_moments_come_first_and_each_opens_its_hands_review(
+    club: tuple[LiveServer, dict[str, str]], new_page: Any
+) -> None:
+    live, ids = club
+    game_id = ids["done"]
+    page = new_page(360, 740)
+    summary = api(page, f"{live.url}/api/games/{game_id}/review?seat=2")
+    moments = summary["key_moments"]
+    assert moments, "a bot that is not strong makes some costly decisions"
+    page.goto(f"{live.url}/games/{game_id}?review=2")
+    items = page.locator("#key-moments .key-moment")
+    expect(items).to_have_count(len(moments))
+    # the key moments come before the review's hands
+    assert page.evaluate(
+        "document.getElementById('key-moments').compareDocumentPosition(document.getElementById('review'))"
+        " & Node.DOCUMENT_POSITION_FOLLOWING"
+    )
+    first = moments[0]
+    expect(items.first).to_contain_text(f"Hand {first['hand']}, step {first['step']}: about {first['cost']:g} points")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert small_targets(page) == []
+    items.first.locator("a.key-moment-link").click()
+    page.wait_for_url(f"**/games/{game_id}/hands/{first['hand']}?review=2#review")
+    expect(page.locator("#review-seat")).to_have_value("2")
+    # the hand's review holds that decision: its link shows the table at that very step
+    moment = page.locator(f'.review-decision a.review-moment[href$="?seat=2&step={first["step"]}&review=2"]')
+    expect(moment).to_have_count(1)
+    # the seat picker chooses whose key moments show: Ann's clock played for her, so none are hers
+    page.goto(f"{live.url}/games/{game_id}")
+    expect(page.locator("#key-moments")).to_contain_text("No decision of this seat's own to weigh.")
+    page.locator("#review-seat").select_option("2")
+    expect(items).to_have_count(len(moments))
+
+
+def test_a_players_page_shows_what_to_work_on_over_their_recent_games(
+    club: tuple[LiveServer, dict[str, str]], new_page: Any
+) -> None:
+    live, ids = club
+    page = new_page(1366, 768)
+    figures = api(page, f"{live.url}/api/reviews/players/Ann")
+    review = api(page, f"{live.url}/api/games/{ids['done']}/review?seat={figures['games'][0]['seat']}")
+    assert [g["id"] for g in figures["games"]] == [ids["done"]]
+    assert figures["deal_ins"] == review["deal_ins"] and figures["discards"] == review["discards"] > 0
+    page.goto(f"{live.url}/players/Ann")
+    shown = page.locator("#player-figures")
+    expect(shown.locator('[data-stat="Did what the strong bot would do"] dd')).to_contain_text("—")
+    per_100 = "—" if figures["deal_ins_per_100"] is None else f"{figures['deal_ins_per_100']:g} in 100"
+    expect(shown.locator('[data-stat="Discards another player won on"] dd')).to_contain_text(per_100)
+    expect(shown.locator('[data-stat="Discards another player won on"] dd')).to_contain_text(
+        f"in {review['discards']} discards"
+    )
+    expect(shown.locator('[data-stat="Wins let pass"] dd')).to_contain_text(str(review["missed_wins"]))
+    expect(page.locator("#player-review-table tbody tr")).to_have_count(1)
+
+
 def test_a_running_games_review_is_refused_to_a_visitor_without_a_seat(
     club: tuple[LiveServer, dict[str, str]], new_page: Any
 ) -> None:

@@ -16,9 +16,10 @@ from game.arena import ARENA_RULES, play_game
 from game.deal import DealPhase
 from game.game import Game, GamePhase
 from game.hand import shanten, waits
-from game.review import Decision, MarkKind, review, review_decision
+from game.review import Decision, MarkKind, decision_cost, key_moments, review, review_decision
 from game.rulesets import ruleset
-from game.seatview import SeatView, SeenDiscard, SeenMeld
+from game.seatview import SeatView, SeatViewCache, SeenDiscard, SeenMeld
+from game.strong import StrongBot
 
 OTHERS = ("147b 147c 147d ESWN", "258b 258c 258d SWNE", "369b 369c 369d SWNG")
 
@@ -49,6 +50,7 @@ def test_review_agrees_with_strong_on_every_decision_of_its_own_games(ruleset_na
         assert [d for d in decisions if d.marks] == []  # its own play is no mistake: no mark either
         doc = seen.to_json()
         assert doc["agreement"] == 1.0 and set(doc["marks"].values()) == {0}  # type: ignore[union-attr]
+        assert {decision_cost(d) for d in decisions} == {0.0} and doc["key_moments"] == []  # nothing to work on
 
 
 def test_other_bots_disagree_and_their_figures_add_up() -> None:
@@ -316,3 +318,76 @@ def test_the_danger_read_is_a_share_no_greater_than_the_risk_and_the_chance_of_d
     ranked = sorted(options, key=lambda o: o.danger_read)
     assert all(a.deal_in <= b.deal_in for a, b in zip(ranked, ranked[1:], strict=False))
     assert ranked[0].deal_in < ranked[-1].deal_in
+
+
+def strong_but(seed: str, plant: dict[int, int], deals: int = 2) -> Game:
+    """A game four strong bots play, except that at seat 0's decisions numbered in ``plant`` (0-based,
+    counting the decisions it had a choice in) it takes the candidate that strong ranks at that place."""
+    game, bot, cache = Game(ARENA_RULES, seed), StrongBot(), SeatViewCache()
+    mine = 0
+    while game.phase is not GamePhase.OVER and len(game.results) < deals:
+        seat = game.to_act()[0]
+        seen = SeatView.of(game, seat, cache)
+        action = bot.decide(seen)
+        if seat == 0 and game.phase is GamePhase.DEAL and len(seen.legal) > 1:
+            if mine in plant:
+                weighed = [c.action for c in bot.deliberate(seen).candidates if c.action in seen.legal]
+                action = weighed[min(plant[mine], len(weighed) - 1)]
+            mine += 1
+        game.apply(seat, action)
+    return game
+
+
+def test_a_planted_bad_decision_is_the_first_key_moment_and_agreement_costs_nothing() -> None:
+    """Seat 0 plays strong's play but twice: a middling candidate early and strong's worst one later.
+    The worst is the costliest and comes first; every agreeing decision costs 0 and is no key moment."""
+    game = strong_but("moments", {2: 1, 6: 99})
+    seen = review(Game(ARENA_RULES, "moments"), game.log, 0)
+    own = [d for d in seen.decisions if d.made_by is None]
+    planted = [d for d in own if not d.agreed]
+    assert len(planted) == 2 and planted[0].seq < planted[1].seq
+    assert all(decision_cost(d) == 0 for d in own if d.agreed)
+    worst = planted[1]
+    assert decision_cost(worst) > decision_cost(planted[0]) >= 0
+    moments = key_moments(seen)
+    assert moments[0].decision == worst and all(m.decision in planted for m in moments)
+    doc = seen.to_json()["key_moments"]
+    assert isinstance(doc, list)
+    assert doc[0] == {
+        "hand": worst.hand + 1,
+        "step": worst.step,
+        "seq": worst.seq,
+        "cost": round(decision_cost(worst), 1),
+        "done": worst.done.to_json(),
+        "strong": worst.strong.to_json(),
+        "offered": None if worst.offered is None else worst.offered.code,
+        "marks": [m.kind.value for m in worst.marks],
+    }
+    assert review(Game(ARENA_RULES, "moments"), game.log, 0).to_json()["key_moments"] == doc  # the same each time
+
+
+def test_key_moments_are_the_costliest_first_at_most_five_and_ties_keep_the_order_played() -> None:
+    game = play_game(["greedy", "strong", "strong", "strong"], "moments-greedy", deals=3)
+    seen = review(Game(ARENA_RULES, "moments-greedy"), game.log, 0)
+    moments = key_moments(seen)
+    costs = sorted(
+        ((round(decision_cost(d), 1), d.seq) for d in seen.decisions if round(decision_cost(d), 1) > 0),
+        key=lambda c: (-c[0], c[1]),
+    )
+    assert len(costs) > 5 and len(moments) == 5
+    assert [(round(m.cost, 1), m.decision.seq) for m in moments] == costs[:5]
+    assert [m.decision.seq for m in key_moments(seen, limit=99)] == [seq for _, seq in costs]
+
+
+def test_a_passed_win_costs_the_value_it_would_have_scored() -> None:
+    hands = ["123d 456b 789d 555c 2c", *OTHERS]
+    declared = stacked_game(hands, "2c")
+    declared.apply(0, "win")
+    assert declared.reckoning is not None and declared.reckoning.scores[0] is not None
+    value = declared.reckoning.scores[0].value
+    passed = stacked_game(hands, "2c")
+    passed.apply(0, "discard 2c")
+    (decision,) = review(stacked_game(hands, "2c"), passed.log, 0).decisions
+    assert MarkKind.WIN_PASSED in marks(decision) and decision.win_value == value > 0
+    assert decision_cost(decision) == value
+    assert decision_cost(review_decision(SeatView.of(stacked_game(hands, "2c"), 0), Action(ActionType.WIN))) == 0
