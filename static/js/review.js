@@ -449,7 +449,11 @@ function optionsTable(d) {
     foot.append(tr);
     table.append(foot);
   }
+  // On a narrow screen the table may scroll sideways: the keyboard reaches it too.
   const wrap = el("div", "review-options-wrap");
+  wrap.tabIndex = 0;
+  wrap.setAttribute("role", "region");
+  wrap.setAttribute("aria-label", "strong's candidates");
   wrap.append(table);
   return wrap;
 }
