@@ -64,6 +64,14 @@ class Threat:
     ready: float  # how likely the opponent looks to be ready
     risk: float  # its share of :attr:`TableRead.risk` for the tile
     reasons: tuple[str, ...]
+    fit: float = 0.0  # how well the tile fits a ready hand's waits, before readiness and weight (0 when safe)
+
+    @property
+    def chance(self) -> float:
+        """The bot's reading of the chance this opponent wins on the tile: the chance it is ready times
+        how well the tile fits (a fit above 1, a flush's own suit, counts as 1). A rough reading, not a
+        measured rate; unlike :attr:`risk` it leaves out what a deal-in to this opponent costs."""
+        return self.ready * min(1.0, self.fit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +123,8 @@ def threats(seen: SeatView, kinds: Iterable[int]) -> dict[int, tuple[Threat, ...
                 notes.append(f"{Tile(kind)} was thrown since its last discard and it did not win on it")
                 found.append(Threat(o.seat, o.ready, 0.0, tuple(notes)))
                 continue
-            d = o.ready * o.weight * _tile_danger(kind, o, seen.visible, notes)
-            found.append(Threat(o.seat, o.ready, d, tuple(notes)))
+            fit = _tile_danger(kind, o, seen.visible, notes)
+            found.append(Threat(o.seat, o.ready, o.ready * o.weight * fit, tuple(notes), fit))
         found.sort(key=lambda t: -t.risk)
         out[kind] = tuple(found)
     return out
@@ -148,7 +156,8 @@ def _opponents(seen: SeatView, forbidden: set[int]) -> list[_Opponent]:
         p = 1.0 - math.exp(-pressure)
         if p < _QUIET:
             p = 0.0  # not yet a threat worth a thought
-        why = [f"seat {o} looks {p:.0%} likely to be ready: {sets} set(s) shown, {turns[o]} discards"]
+        shown = f"{sets} set{'' if sets == 1 else 's'} shown, {turns[o]} discard{'' if turns[o] == 1 else 's'}"
+        why = [f"seat {o} looks {p:.0%} likely to be ready: {shown}"]
         if concealed <= 4:
             why[0] += f", {concealed} tiles concealed"
         weight = 1.5 if o == seen.dealer else 1.0  # payments to the dealer are doubled (R11.1)

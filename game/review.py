@@ -25,6 +25,7 @@ with the bot, its deal-ins and the wins it passed.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -39,7 +40,19 @@ from game.seatview import SeatView, SeatViewCache, SeenMeld
 from game.strong import Candidate, Deliberation, Mind, StrongBot
 from game.tiles import Tile
 
-__all__ = ["Decision", "GameReview", "HandReview", "Mark", "MarkKind", "Option", "review", "review_decision"]
+__all__ = [
+    "Decision",
+    "GameReview",
+    "HandReview",
+    "KeyMoment",
+    "Mark",
+    "MarkKind",
+    "Option",
+    "decision_cost",
+    "key_moments",
+    "review",
+    "review_decision",
+]
 
 # A discard is "far more dangerous than a near-equal safe one" when another discard keeps the hand as
 # close to ready, at this share of its worth or more, and is this much safer: the gap at least
@@ -48,6 +61,31 @@ _NEAR_WORTH = 0.9
 _LISTED = 8  # a reason lists the improving kinds when there are at most this many
 _DANGER_GAP = 0.3
 _DANGER_RATIO = 3.0
+KEY_MOMENTS = 5  # a game's review opens with at most this many of the seat's costliest decisions
+# The chance of dealing in, by the danger the review reads (`Option.danger_read`): each point is one
+# band of readings, its mean reading and the share of its discards another seat won on, over the
+# 33,282 discards of 40 games of `strong` and `normal` bots (benchmarks/review_danger_rates.py, docs/bots.md,
+# *The review*); between points the chance is interpolated, and above the last it stays.
+_DEAL_IN_RATES = (
+    (0.0, 0.0019),
+    (0.140, 0.0062),
+    (0.406, 0.0138),
+    (0.546, 0.0175),
+    (0.651, 0.0293),
+    (0.747, 0.0522),
+    (0.848, 0.0714),
+    (0.940, 0.1348),
+)
+
+
+def _deal_in_rate(reading: float) -> float:
+    """The measured chance of dealing in at danger ``reading`` (`_DEAL_IN_RATES`, interpolated)."""
+    low = _DEAL_IN_RATES[0]
+    for high in _DEAL_IN_RATES[1:]:
+        if reading <= high[0]:
+            return low[1] + (high[1] - low[1]) * (reading - low[0]) / (high[0] - low[0])
+        low = high
+    return low[1]
 
 
 class MarkKind(StrEnum):
@@ -66,10 +104,15 @@ class Mark:
 
     kind: MarkKind
     text: str
+    instead: Action | None = None  # the better action it names: the claim missed, the safer discard
 
     def to_json(self) -> dict[str, object]:
         """Plain JSON data."""
-        return {"kind": self.kind.value, "text": self.text}
+        return {
+            "kind": self.kind.value,
+            "text": self.text,
+            "instead": None if self.instead is None else self.instead.to_json(),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +138,23 @@ class Option:
         return sum(n for _, n in self.improving)
 
     @property
+    def danger_read(self) -> float:
+        """The bot's reading of the tile's danger as one figure from 0 to 1: one less the chance no
+        threatening opponent wins on it, each opponent's :attr:`Threat.chance` taken alone. It ranks
+        tiles (:attr:`risk` sums the same threats weighted by what a deal-in costs, and may exceed 1),
+        but it is no rate: :attr:`deal_in` is."""
+        none = 1.0
+        for t in self.danger:
+            none *= 1.0 - t.chance
+        return 1.0 - none
+
+    @property
+    def deal_in(self) -> float:
+        """The chance of dealing in with the tile thrown: the share of discards read as dangerous as this
+        one (:attr:`danger_read`) that another seat won on, as measured (``_DEAL_IN_RATES``)."""
+        return _deal_in_rate(self.danger_read)
+
+    @property
     def reason(self) -> str:
         """The candidate's figures in words."""
         parts = [_steps(self.shanten) if self.then is None else f"then {self.then}: {_steps(self.shanten)}"]
@@ -110,7 +170,8 @@ class Option:
         parts.append(aims)
         if self.danger and self.risk > 0:
             worst = self.danger[0]
-            parts.append(f"danger {self.risk:.2f}, most from seat {worst.seat}: " + "; ".join(worst.reasons))
+            said = f"deal-in chance {self.deal_in:.1%} (danger {self.risk:.2f}), most from seat {worst.seat}: "
+            parts.append(said + "; ".join(worst.reasons))
         elif self.action.type is ActionType.DISCARD or self.then is not None:
             parts.append("safe: no opponent looks ready" if not self.danger else "safe against every threat")
         if self.note:
@@ -129,8 +190,16 @@ class Option:
             "aims_for": list(self.aims_for),
             "worth": round(self.worth, 4),
             "risk": round(self.risk, 4),
+            "danger_read": round(self.danger_read, 3),
+            "deal_in": round(self.deal_in, 4),
             "danger": [
-                {"seat": t.seat, "ready": round(t.ready, 3), "risk": round(t.risk, 4), "reasons": list(t.reasons)}
+                {
+                    "seat": t.seat,
+                    "ready": round(t.ready, 3),
+                    "risk": round(t.risk, 4),
+                    "chance": round(t.chance, 3),
+                    "reasons": list(t.reasons),
+                }
                 for t in self.danger
             ],
             "considered": self.considered,
@@ -157,11 +226,15 @@ class Decision:
     options: tuple[Option, ...]  # the bot's candidates, best first
     marks: tuple[Mark, ...]
     made_by: str | None = None  # what made the decision for the seat ("timer", "stand-in"); None: the seat
+    dealt_in: bool = False  # another seat won on the tile this decision threw
+    win_value: int | None = None  # a win passed: the value it would have scored, when the replay knows it
+    melds: tuple[SeenMeld, ...] = ()  # the seat's declared sets then
 
     @property
     def agreed(self) -> bool:
-        """Whether the seat did what the bot would have done."""
-        return self.done == self.strong
+        """Whether the seat did what the bot would have done, or what ties with it on every figure the
+        review shows (a decision the bot would take as readily)."""
+        return self.done == self.strong or _ties(self.options, self.done, self.strong)
 
     def to_json(self, options: int | None = None) -> dict[str, object]:
         """Plain JSON data; ``options`` keeps only the bot's first candidates and the one the seat chose."""
@@ -171,7 +244,7 @@ class Decision:
             else [o for i, o in enumerate(self.options) if i < options or o.action == self.done]
         )
         return {
-            "hand": self.hand,
+            "hand": self.hand + 1,  # numbered from 1, as every page, answer and command shows hands
             "seq": self.seq,
             "step": self.step,
             "wall_live": self.wall_live,
@@ -182,10 +255,12 @@ class Decision:
             "strong": self.strong.to_json(),
             "agreed": self.agreed,
             "made_by": self.made_by,
+            "dealt_in": self.dealt_in,
             "mode": self.mode,
             "options": [o.to_json() for o in shown],
             "option_count": len(self.options),
             "marks": [m.to_json() for m in self.marks],
+            "melds": [{"kind": m.kind, "tiles": format_tiles(m.tiles), "exposed": m.exposed} for m in self.melds],
         }
 
 
@@ -216,7 +291,7 @@ class HandReview:
     def to_json(self, options: int | None = None, decisions: bool = True) -> dict[str, object]:
         """Plain JSON data (``options``: as :meth:`Decision.to_json`; ``decisions``: False leaves them out)."""
         doc: dict[str, object] = {
-            "hand": self.number,
+            "hand": self.number + 1,
             "finished": self.finished,
             "result": None if self.result is None else self.result.to_json(),
             **_figures(self.decisions),
@@ -242,7 +317,63 @@ class GameReview:
         """Plain JSON data: the seat, each hand, and the figures over all of them (the arguments as
         :meth:`HandReview.to_json`)."""
         hands = [h.to_json(options, decisions) for h in self.hands]
-        return {"seat": self.seat, "hands": hands, **_figures(self.decisions)}
+        doc: dict[str, object] = {"seat": self.seat, "hands": hands, **_figures(self.decisions)}
+        doc["discards"] = sum(1 for d in self.decisions if d.done.type in _THROWS)
+        doc["key_moments"] = [m.to_json() for m in key_moments(self)]
+        return doc
+
+
+_THROWS = (ActionType.DISCARD, ActionType.ORIGINAL_CALL)  # a decision that throws a tile from the hand
+
+
+def decision_cost(decision: Decision) -> float:
+    """What ``decision`` cost against the bot's choice, in points: 0 when it agrees; a win passed, the
+    value that win would have scored (0 when unknown: :func:`review_decision` alone cannot score it);
+    otherwise the points the bot's choice aims for times the share of its worth the seat's choice gave
+    up (0 when the seat's choice is worth as much: a safer or riskier throw of equal worth costs nothing
+    here, its danger shows in the marks and the deal-ins)."""
+    if decision.agreed:
+        return 0.0
+    if decision.win_value is not None:
+        return float(decision.win_value)
+    mine = next((o for o in decision.options if o.action == decision.done), None)
+    best = next((o for o in decision.options if o.action == decision.strong), None)
+    if mine is None or best is None or best.worth <= 0:
+        return 0.0
+    return max(0.0, best.aims * (1.0 - mine.worth / best.worth))
+
+
+@dataclass(frozen=True, slots=True)
+class KeyMoment:
+    """One of the seat's costliest decisions in a game, and what it cost (:func:`decision_cost`)."""
+
+    decision: Decision
+    cost: float
+
+    def to_json(self) -> dict[str, object]:
+        """Plain JSON data: where the decision is (hand numbered from 1, its step and the game's action
+        number), what it cost, what was done and what the bot would have done (and the tile a claim was
+        about), and its marks."""
+        d = self.decision
+        return {
+            "hand": d.hand + 1,
+            "step": d.step,
+            "seq": d.seq,
+            "cost": round(self.cost, 1),
+            "done": d.done.to_json(),
+            "strong": d.strong.to_json(),
+            "offered": None if d.offered is None else d.offered.code,
+            "marks": [m.kind.value for m in d.marks],
+        }
+
+
+def key_moments(game_review: GameReview, limit: int = KEY_MOMENTS) -> tuple[KeyMoment, ...]:
+    """The seat's own decisions that cost anything (:func:`decision_cost`), costliest first, at most
+    ``limit``; equal costs (as shown, to a tenth of a point) in the order they were played."""
+    costed = [KeyMoment(d, decision_cost(d)) for d in game_review.decisions if d.made_by is None]
+    costed = [m for m in costed if round(m.cost, 1) > 0]
+    costed.sort(key=lambda m: (-round(m.cost, 1), m.decision.seq))
+    return tuple(costed[:limit])
 
 
 def _figures(decisions: Sequence[Decision]) -> dict[str, object]:
@@ -254,7 +385,7 @@ def _figures(decisions: Sequence[Decision]) -> dict[str, object]:
         "made_for": len(decisions) - len(own),
         "agreed": agreed,
         "agreement": round(agreed / len(own), 4) if own else None,
-        "deal_ins": kinds.count(MarkKind.DEAL_IN),
+        "deal_ins": sum(d.dealt_in for d in decisions),
         "missed_wins": kinds.count(MarkKind.WIN_PASSED),
         "marks": {k.value: kinds.count(k) for k in MarkKind},
     }
@@ -292,7 +423,9 @@ def review(
             seen = SeatView.of(game, seat, cache)
             decision = review_decision(seen, Action.from_json(action), bot, hand=number, seq=index + 1)
             by = None if made_by is None or index >= len(made_by) else made_by[index]
-            decision = dataclasses.replace(decision, step=index + 1 - start, made_by=by)
+            decision = dataclasses.replace(
+                decision, step=index + 1 - start, made_by=by, win_value=_passed_win(game, seen, decision.done)
+            )
             if decision.done.type in (ActionType.DISCARD, ActionType.ORIGINAL_CALL) or (
                 decision.done.type is ActionType.KONG and seen.hand[decision.done.tile or 0] == 1
             ):
@@ -305,15 +438,50 @@ def review(
         if game.phase is not GamePhase.DEAL and number == len(game.results) - 1:
             result = game.results[number]
             if result.discarder == seat and result.winner is not None and last_throw is not None:
-                dealt = decisions[last_throw]
-                mark = Mark(MarkKind.DEAL_IN, f"seat {result.winner} won on this {result.tile}")
-                decisions[last_throw] = _with_mark(dealt, mark)
+                dealt = dataclasses.replace(decisions[last_throw], dealt_in=True)
+                if not dealt.agreed:  # the bot would have thrown it too: a fact, not a mistake
+                    dealt = _with_mark(dealt, Mark(MarkKind.DEAL_IN, f"seat {result.winner} won on this {result.tile}"))
+                decisions[last_throw] = dealt
             hands.append(HandReview(number, True, result, tuple(decisions)))
             decisions, last_throw = [], None
             number = len(game.results)
     if game.phase is GamePhase.DEAL and not finished_only:
         hands.append(HandReview(number, False, None, tuple(decisions)))
     return GameReview(seat, tuple(hands))
+
+
+def _passed_win(game: Game, seen: SeatView, done: Action) -> int | None:
+    """The value of the win offered to ``seen``'s seat in ``game`` that ``done`` passes (declared on a
+    copy, the others passing any claim), or None: no win passed, or it would not have been the seat's."""
+    seat = seen.seat
+    if done.type is ActionType.WIN or Action(ActionType.WIN) not in seen.legal:
+        return None
+    probe = copy.deepcopy(game)
+    probe.apply(seat, Action(ActionType.WIN))
+    for _ in range(3):  # the other seats' answers to the claim window, at most three
+        waiting = [s for s in probe.to_act() if s != seat] if probe.phase is GamePhase.DEAL else []
+        if not waiting or Action(ActionType.PASS) not in probe.legal_actions(waiting[0]):
+            break
+        probe.apply(waiting[0], Action(ActionType.PASS))
+    if probe.phase is GamePhase.DEAL or probe.reckoning is None or probe.results[-1].winner != seat:
+        return None
+    score = probe.reckoning.scores[seat]
+    return None if score is None else score.value
+
+
+def _shown(option: Option) -> tuple[object, ...]:
+    """The figures the review shows of ``option``, as rounded as it shows them (`Option.to_json`)."""
+    return (option.shanten, option.unseen, round(option.aims, 1), round(option.worth, 4), round(option.risk, 4))
+
+
+def _ties(options: Sequence[Option], done: Action, strong: Action) -> bool:
+    """Whether ``done`` and the bot's choice ``strong`` are two options alike on every figure shown:
+    two discards of that kind, say, or two chows that leave equal hands."""
+    mine = next((o for o in options if o.action == done), None)
+    best = next((o for o in options if o.action == strong), None)
+    if mine is None or best is None or not mine.considered or mine.action.type is not best.action.type:
+        return False
+    return _shown(mine) == _shown(best)
 
 
 def _with_mark(decision: Decision, mark: Mark) -> Decision:
@@ -333,7 +501,8 @@ def review_decision(
     options = _options(seen, deliberation)
     if deliberation.mode != "obvious" and all(o.action != done for o in options):
         options = (*options, _outside(seen, deliberation.mind, done))
-    marks = _marks(seen, done, deliberation, options)
+    agreed = done == deliberation.choice or _ties(options, done, deliberation.choice)
+    marks = () if agreed else _marks(seen, done, deliberation, options)  # the bot's own play is no mistake
     counts = list(seen.hand)
     if seen.drawn is not None:
         counts[seen.drawn] -= 1
@@ -351,6 +520,7 @@ def review_decision(
         mode=deliberation.mode,
         options=options,
         marks=marks,
+        melds=tuple(seen.melds[seen.seat]),
     )
 
 
@@ -428,7 +598,9 @@ def _marks(seen: SeatView, done: Action, deliberation: Deliberation, options: tu
             if a.type in (ActionType.CHOW, ActionType.PUNG, ActionType.KONG) and _readies(seen, mind, a)
         ]
         if ready and done not in ready:
-            marks.append(Mark(MarkKind.CLAIM_MISSED, f"{_say(ready[0], seen.offered)} would have made the hand ready"))
+            marks.append(
+                Mark(MarkKind.CLAIM_MISSED, f"{_say(ready[0], seen.offered)} would have made the hand ready", ready[0])
+            )
     if done.type is ActionType.DISCARD:
         mine = next((o for o in options if o.action == done), None)
         if mine is not None:
@@ -441,10 +613,10 @@ def _marks(seen: SeatView, done: Action, deliberation: Deliberation, options: tu
                     and o.risk * _DANGER_RATIO <= mine.risk
                 ):
                     text = (
-                        f"{done.tile} (danger {mine.risk:.2f}) where {o.action.tile} kept the hand"
-                        f" about as good at danger {o.risk:.2f}"
+                        f"{done.tile} (deal-in chance {mine.deal_in:.1%}) where {o.action.tile} kept the hand"
+                        f" about as good at {o.deal_in:.1%}"
                     )
-                    marks.append(Mark(MarkKind.DANGER, text))
+                    marks.append(Mark(MarkKind.DANGER, text, o.action))
                     break
     return tuple(marks)
 

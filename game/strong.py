@@ -13,7 +13,8 @@ How :class:`StrongBot` decides, in order:
   before sooner than middle tiles, so a wait on those wins more often off a discard.
 - A flush: when the hand holds at most three tiles of other suits (besides its own sets' suit) and the
   wall is still long, it commits to that suit (R9 half or full flush). It then throws the other suits'
-  tiles first, at the cost of at most one step of shanten while it is not ready, and claims none of them.
+  tiles first, at the cost of at most one step of shanten while it is not ready, and claims none of them;
+  honours, which break no flush, are weighed with them as any discard is.
 - Defence (:mod:`game.danger`): every opponent's chance of being ready and every tile's danger are read
   off the table. Among the discards that keep the hand closest to ready, danger is weighed against the
   hand's worth, more the further the hand is from ready; it never costs a step of shanten: when every
@@ -242,7 +243,7 @@ class Mind:
                     kind = "half" if honours else "full"
                     notes.append(
                         (
-                            f"{kind} flush in {_SUIT_NAMES[suit]}, {stray} tile(s) off suit",
+                            f"{kind} flush in {_SUIT_NAMES[suit]}, {stray} tile{'' if stray == 1 else 's'} off suit",
                             hope * (1.0 if honours else 3.0),
                         )
                     )
@@ -281,6 +282,7 @@ class Mind:
         cost = risk  # the danger weighed by what a deal-in costs under the table's payment rules
         if self.costly:
             cost = tuple(r * (1.0 + _PAYS_WEIGHT * x) for r, x in zip(risk, self.extra, strict=True))
+        suit: int | None = None
         if self.folding(low):
             mode, near = "fold", sorted(allowed, key=lambda o: (cost[o[1]], -o[3], o[1]))
         else:
@@ -290,10 +292,12 @@ class Mind:
             if suit is not None:
                 # Playing for a flush (R9): tiles of the other suits go first, at the cost of at most one
                 # step of shanten while the hand is not ready (a ready hand is never broken up for it).
+                # Honours break no flush: they are weighed with them as any discard is, at no cost in
+                # shanten, so a safe honour goes before a dangerous tile worth no more.
                 reach = low + 1 if low >= 1 else low
                 stray = [o for o in allowed if o[2] <= reach and o[1] < 27 and o[1] // 9 != suit]
                 if stray:
-                    mode, near = "flush", stray
+                    mode, near = "flush", stray + [o for o in allowed if o[2] == low and o[1] >= 27]
             near.sort(key=lambda o: (o[3] / top - caution * cost[o[1]], -o[1]), reverse=True)
         chosen = {o[1] for o in near}
         rest = sorted((o for o in options if o[1] not in chosen), key=lambda o: (o[2], -o[3], o[1]))
@@ -301,7 +305,8 @@ class Mind:
         for o in rest:
             why = "could complete an opponent's big hand (pao, R11.3)" if o[1] in danger.forbidden else ""
             if not why:
-                why = "keeps off-suit tiles (playing for a flush)" if mode == "flush" else "further from ready"
+                on_suit = mode == "flush" and o[1] < 27 and o[1] // 9 == suit
+                why = "keeps off-suit tiles (playing for a flush)" if on_suit else "further from ready"
             ranked.append(self._candidate(o, risk[o[1]], False, why))
         return mode, tuple(ranked)
 
@@ -369,7 +374,7 @@ class Mind:
                     s, w = self.judge(after, melds)  # a loose tile follows
                     w *= 1.3  # its points, and the loose tile
                     if s > shanten:
-                        note = note or "costs a step of shanten"
+                        note = note or "takes the hand a step further from ready"
                 else:
                     s, w, then = self._best_after(after, melds)
                     if then is not None:
@@ -415,7 +420,9 @@ class Mind:
         melds = tuple(m for m in self.melds if not (added and m.tile == kong.tile)) + (meld,)
         s, w = self.judge(after, melds)
         free = self.kong_is_free(kong)
-        return Candidate(kong, s, w, 0.0, tuple(after), melds, free, "" if free else "costs a step of shanten")
+        return Candidate(
+            kong, s, w, 0.0, tuple(after), melds, free, "" if free else "takes the hand a step further from ready"
+        )
 
     def kong_is_free(self, kong: Action) -> bool:
         """Whether a kong in one's own turn costs no shanten (it brings points and a loose tile)."""

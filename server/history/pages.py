@@ -16,6 +16,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from server.history.queries import listed
+from server.history.reviews import RECENT
 from server.history.routes import person
 from server.pages import page_renderer
 from server.store.journal import SqlJournal
@@ -96,7 +97,7 @@ def history_pages() -> list[BaseRoute]:
             sat = await session.scalar(select(SeatRow.game_id).where(mine, SeatRow.bot.is_(False)).limit(1))
         if sat is None:
             return missing(request, "No such player", "Nobody of that name has played here.")
-        return render(request, "history/player.html", {"name": name})
+        return render(request, "history/player.html", {"name": name, "recent": RECENT})
 
     async def leaderboard_page(request: Request) -> Response:
         journal = _journal(request)

@@ -8,7 +8,7 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from game.rules import Rules
@@ -16,7 +16,7 @@ from game.rulesets import RULESETS, differences
 from server.store.models import ActionRow, GameRow, HandRow, SeatRow
 from server.tables.journal import STAND_IN
 
-__all__ = ["game_detail", "listed", "list_games", "player_record"]
+__all__ = ["finished_seats", "game_detail", "listed", "list_games", "player_record"]
 
 LISTED = ("playing", "over", "stopped")  # a table still waiting for players has no history yet
 # Nor has one closed before its game started (by an admin, or because nobody came: `Lobby.retire`).
@@ -90,7 +90,7 @@ async def game_detail(session: AsyncSession, game_id: str) -> dict[str, Any] | N
             series[s].append(hand.totals[s] if len(hand.totals) == 4 else series[s][-1])
         rows.append(
             {
-                "number": hand.number,
+                "number": hand.number + 1,  # from 1, as the hand's page and replay number it
                 "round_wind": hand.round_wind,
                 "dealer": hand.dealer,
                 "winner": hand.winner,
@@ -139,13 +139,34 @@ async def _stand_ins(session: AsyncSession, game_id: str, ends: list[datetime]) 
     return found
 
 
+def _person(name: str, member: int | None) -> ColumnElement[bool]:
+    """The seats that are a player's: for a ``member``, every seat of theirs (under any name, on any
+    device); otherwise the seats a guest took under ``name``."""
+    return (
+        SeatRow.member_id == member if member is not None else and_(SeatRow.name == name, SeatRow.member_id.is_(None))
+    )
+
+
+async def finished_seats(
+    session: AsyncSession, name: str, member: int | None = None, limit: int = 20
+) -> list[tuple[GameRow, int]]:
+    """A player's most recent finished games (ended or stopped), newest first, each with their seat in
+    it (the player as in :func:`player_record`)."""
+    rows = await session.execute(
+        select(GameRow, SeatRow.seat)
+        .join(SeatRow, SeatRow.game_id == GameRow.id)
+        .where(_person(name, member), SeatRow.bot.is_(False), GameRow.status.in_(("over", "stopped")), STARTED)
+        .order_by(GameRow.created_at.desc(), GameRow.id)
+        .limit(limit)
+    )
+    return [(game, seat) for game, seat in rows]
+
+
 async def player_record(session: AsyncSession, name: str, member: int | None = None) -> dict[str, Any] | None:
     """A player's games and hands: wins (self-drawn or on a discard), deal-ins, values, score over time.
     For a ``member``, every seat that is theirs (under any name, on any device); otherwise the seats a
     guest took under ``name``."""
-    person = (
-        SeatRow.member_id == member if member is not None else and_(SeatRow.name == name, SeatRow.member_id.is_(None))
-    )
+    person = _person(name, member)
     sat = (
         await session.execute(
             select(

@@ -3,6 +3,8 @@
 - ``GET /api/games/{id}/review?seat=N``: the seat's figures per hand and over the game (no decisions).
 - ``GET /api/games/{id}/hands/{n}/review?seat=N``: the seat's decisions in hand ``n``, each with the
   bot's first candidates (and the one the seat chose) and their reasons, and the marks.
+- ``GET /api/reviews/players/{name}``: a player's figures over their recent finished games (at most
+  ``RECENT``), from those games' reviews of the player's seat, game by game and pooled.
 
 A finished game is public: any seat may be reviewed, every hand. A game still being played is
 reviewed only as far as the asker may see: the asker proves a seat with its seat token (the header
@@ -28,19 +30,24 @@ from starlette.routing import BaseRoute, Route
 
 from game.review import GameReview
 from server.history.logfile import GameLog
+from server.history.queries import finished_seats, player_record
 from server.history.replay import keep, store
 from server.history.review import default_seat, review_log
+from server.history.routes import person
 from server.store.games import load_log
 from server.store.journal import SqlJournal
 from server.store.models import GameRow, SeatRow
 from server.tables.journal import hash_token
 
-__all__ = ["REVIEWS_BYTES", "TOKEN_HEADER", "review_routes"]
+__all__ = ["RECENT", "REVIEWS_BYTES", "TOKEN_HEADER", "review_routes"]
 
 # Review answers kept per database (server process): a hand's answer is 20–80 kB, a game's summary 5 kB.
 REVIEWS_BYTES = 16 * 2**20
 TOKEN_HEADER = "X-Seat-Token"
 _OPTIONS = 5  # candidates sent per decision (and the one the seat chose, if it is not among them)
+# A player's figures pool the reviews of their most recent finished games, at most this many: about half
+# a second of CPU each the first time (in the review thread, one game after another), kept afterwards.
+RECENT = 20
 
 Key = tuple[str, str, int, int]  # game, status, seat, finished hands
 
@@ -115,7 +122,7 @@ async def _answer(request: Request, hand: int | None) -> Response:
             log = found[0]
             seat = default_seat(log)
         if hand is not None and hand >= finished:
-            return _refuse("hand/not_found", f"this game has {finished} finished hand(s) to review", 404)
+            return _refuse("hand/not_found", _finished(finished), 404)
         key: Key = (game_id, status, seat, finished)
         kept = _kept(request)
         body = kept.get((key, hand))
@@ -131,7 +138,7 @@ async def _answer(request: Request, hand: int | None) -> Response:
         keep(kept, (key, part), value)
     body = parts.get(hand)
     if body is None:
-        return _refuse("hand/not_found", f"this game has {finished} finished hand(s) to review", 404)
+        return _refuse("hand/not_found", _finished(finished), 404)
     return Response(body, media_type="application/json")
 
 
@@ -156,13 +163,78 @@ def _render(log: GameLog, seat: int, running: bool, finished: int) -> dict[int |
     return parts
 
 
+def _finished(count: int) -> str:
+    return f"this game has {count} finished hand{'' if count == 1 else 's'} to review"
+
+
 def _json(doc: dict[str, object]) -> bytes:
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+async def api_player_review(request: Request) -> Response:
+    """A player's figures beside the strong bot over their recent finished games: per game and pooled."""
+    journal = _journal(request)
+    if journal is None:
+        return _refuse("history/no_database", "this server keeps no history (it runs without a database)", 404)
+    name = request.path_params["name"]
+    kept = _kept(request)
+    async with journal.sessions() as session:
+        recent = await finished_seats(session, name, person(request, name), RECENT)
+        if not recent and not await player_record(session, name, person(request, name)):
+            return _refuse("player/not_found", "nobody of that name has played here", 404)
+        asked: list[tuple[GameRow, Key]] = []
+        logs: dict[str, GameLog] = {}
+        for row, seat in recent:
+            key: Key = (row.id, row.status, seat, row.hands)
+            asked.append((row, key))
+            if kept.get((key, None)) is None:
+                found = await load_log(session, row.id)
+                if found is not None:
+                    logs[row.id] = found[0]
+    games: list[dict[str, object]] = []
+    for row, key in asked:
+        body = kept.get((key, None))
+        if body is None:
+            log = logs.get(key[0])
+            if log is None:
+                continue
+            parts = await asyncio.get_running_loop().run_in_executor(_REVIEWER, _render, log, key[2], False, key[3])
+            for part, value in parts.items():
+                keep(kept, (key, part), value)
+            body = parts[None]
+        summary = json.loads(body)
+        games.append(
+            {"id": key[0], "seat": key[2], "created": None if row.created_at is None else row.created_at.isoformat()}
+            | {k: summary[k] for k in ("decision_count", "agreed", "agreement", "discards", "deal_ins", "missed_wins")}
+        )
+    return JSONResponse({"name": name, "limit": RECENT, **_pooled(games), "games": games})
+
+
+def _pooled(games: list[dict[str, object]]) -> dict[str, object]:
+    """The figures over ``games`` (each a review summary's): decisions and agreement with strong, deal-ins
+    per 100 discards, missed wins in all and per game."""
+
+    def total(field: str) -> int:
+        return sum(int(str(g[field])) for g in games)
+
+    decisions, discards = total("decision_count"), total("discards")
+    return {
+        "game_count": len(games),
+        "decision_count": decisions,
+        "agreed": total("agreed"),
+        "agreement": round(total("agreed") / decisions, 4) if decisions else None,
+        "discards": discards,
+        "deal_ins": total("deal_ins"),
+        "deal_ins_per_100": round(100 * total("deal_ins") / discards, 1) if discards else None,
+        "missed_wins": total("missed_wins"),
+        "missed_wins_per_game": round(total("missed_wins") / len(games), 2) if games else None,
+    }
 
 
 def review_routes() -> list[BaseRoute]:
     """The review routes, to add to the application's routes."""
     return [
+        Route("/api/reviews/players/{name:path}", api_player_review, name="api_player_review"),
         Route("/api/games/{game_id}/review", api_review, name="api_review"),
         Route("/api/games/{game_id}/hands/{number}/review", api_hand_review, name="api_hand_review"),
     ]

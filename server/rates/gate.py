@@ -30,6 +30,7 @@ _FREE = re.compile(r"^/(static/.*|healthz)$")
 # Costly requests, each counted against its own rate as well: (rate, method, path, counted per address).
 _COSTLY = (
     ("replays", "GET", re.compile(r"^/(api/)?games/[^/]+/(hands/[^/]+(/review)?|log\.json|review)$"), False),
+    ("replays", "GET", re.compile(r"^/api/reviews/players/.+$"), False),
     ("tables", "POST", re.compile(r"^/api/tables(/[^/]+/rematch)?$"), False),
     ("logins", "POST", re.compile(r"^/api/club/login$"), True),
 )

@@ -88,7 +88,7 @@ function renderHands(game, names) {
   body.replaceChildren();
   document.getElementById("no-hands").hidden = game.hand_rows.length > 0;
   for (const hand of game.hand_rows) {
-    const n = hand.number + 1;
+    const n = hand.number;
     const tr = el("tr");
     tr.dataset.hand = String(n);
     if (hand.winner === null) tr.classList.add("washout");

@@ -161,6 +161,20 @@ function play() {
   clearInterval(playTimer);
   playTimer = setInterval(tick, Number(ui.speed.value) || 1000);
   showPlaying();
+  boardInView();
+}
+
+/** On a phone the board lies under the controls: playing brings it (from the line above it, what is
+ * on offer) up to the top of the screen, unless most of it is in view already. The buttons stay at
+ * the screen's foot. */
+function boardInView() {
+  const box = ui.board.getBoundingClientRect();
+  const bar = ui.play.closest(".stepper");
+  const foot = bar && getComputedStyle(bar).position === "fixed" ? bar.getBoundingClientRect().top : window.innerHeight;
+  const seen = Math.min(box.bottom, foot) - Math.max(box.top, 0);
+  if (seen >= 0.6 * Math.min(box.height, foot)) return;
+  const top = Math.min(box.top, ui.tableLine.getBoundingClientRect().top);
+  window.scrollBy({ top: top - 4, behavior: "instant" });
 }
 
 function pause() {

@@ -285,11 +285,12 @@ function announceCalls(game) {
   seen = { deal: game.deal, melds: counts, result: resultKey };
 }
 
-/** A call's bubble sits on the caller's own panel (never over the pond or your buttons); it takes no clicks. */
+/** A call's bubble sits in front of the caller, over that seat's place in the pond: never over the
+ * set just claimed, your hand or your buttons; it takes no clicks. */
 function placeBubble(bubble, s) {
-  const panel = ui.board.querySelector(`.seat[data-seat="${s}"]`);
-  if (!panel) return;
-  const box = panel.getBoundingClientRect();
+  const zone = ui.board.querySelector(`.pond-zone[data-seat="${s}"]`) || ui.board.querySelector(`.seat[data-seat="${s}"]`);
+  if (!zone) return;
+  const box = zone.getBoundingClientRect();
   const board = ui.board.getBoundingClientRect();
   bubble.style.left = `${box.left - board.left + box.width / 2}px`;
   bubble.style.top = `${box.top - board.top + box.height / 2}px`;
@@ -310,7 +311,6 @@ function render() {
   if (!state) return;
   const table = state.table;
   followRematch(table);
-  if (state.game) announceCalls(state.game);
   ui.name.textContent = table.name;
   setBaseTitle(`${table.name} · Sparrow Mahjong`);
   const game = state.game;
@@ -326,6 +326,7 @@ function render() {
     renderInfo(game);
     renderBoard(game);
     renderResult(game);
+    announceCalls(game); // over the board as it is now drawn
     autoPass(game);
   }
   renderChat();
@@ -499,6 +500,7 @@ function renderBoard(game) {
   ui.me.replaceWith(tableSeat(game, base, "me"));
   ui.me = $("me");
   renderControls(game);
+  fitPrompt();
   fitBoard();
   checkCrowded(game);
 }
@@ -555,7 +557,7 @@ function pond(game, base) {
 const POND_LAYOUTS = [
   { name: "", across: 12, down: 9 * 1.36 },
   { name: "wide", across: 16, down: 8 * 1.36 },
-  { name: "very-wide", across: 24, down: 5 * 1.36 },
+  { name: "very-wide", across: 25, down: 5 * 1.36 }, // and the half tile between the places, twice
 ];
 
 /** Size your hand's tiles to its row, and the pond's discards to the pond: the layout that gives
@@ -581,8 +583,20 @@ function fitBoard() {
   grid.style.setProperty("--U", `${Math.max(8, Math.floor(unit * 10) / 10)}px`);
 }
 window.addEventListener("resize", () => {
-  if (state && state.game) fitBoard();
+  if (!state || !state.game) return;
+  fitPrompt();
+  fitBoard();
 });
+
+/** The prompt, your buttons and your clock on one line while they fit there; when they do not (a
+ * claim offering several chows, a phone's narrow screen) the row stacks: the prompt and the clock
+ * above, the buttons under them, wrapping as they must, so that nothing is cut off or pushed away. */
+function fitPrompt() {
+  const row = ui.prompt.parentElement;
+  row.classList.remove("stacked");
+  const over = (box) => box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1;
+  row.classList.toggle("stacked", over(ui.prompt) || over(ui.actions) || over(row));
+}
 
 /** A seat with more discards than its place in the pond holds makes the pond crowded (smaller
  * tiles) for the rest of the hand, so that every discard stays on the screen. */

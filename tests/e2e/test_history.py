@@ -192,7 +192,7 @@ def test_a_finished_games_page_and_a_hand_stepped_to_its_score_with_the_keyboard
 
     # the first hand somebody won (hand 1 with this seed), from its row's link
     hand = next(h for h in detail["hand_rows"] if h["winner"] is not None)
-    number = hand["number"] + 1
+    number = hand["number"]  # from 1, as the page numbers hands
     steps = api(page, f"{live.url}/api/games/{game_id}/hands/{number}")["steps"]
     page.locator(f"#hand-rows tr[data-hand='{number}'] a.replay-link").click()
     page.wait_for_url(f"**/games/{game_id}/hands/{number}")
@@ -306,6 +306,34 @@ def test_a_hand_plays_itself_and_its_controls_stay_on_a_phones_screen(
     page.screenshot(path=artifacts / "replay-360.png")
     play.click()  # played to its end: Play starts it again from the first step
     expect(count).to_have_text(re.compile(rf"Step [1-9] of {total}:"))
+
+
+# How much of the board a phone shows above the player's bar (fixed at the screen's foot), and of how
+# much room there is above that bar.
+BOARD_SEEN = """() => {
+  const board = document.getElementById("board").getBoundingClientRect();
+  const foot = document.getElementById("player-bar").getBoundingClientRect().top;
+  return { seen: Math.min(board.bottom, foot) - Math.max(board.top, 0), room: foot };
+}"""
+
+
+def test_on_a_phone_the_board_is_in_view_while_the_hand_plays(
+    club: tuple[LiveServer, dict[str, str]], new_page: Any
+) -> None:
+    live, ids = club
+    page = new_page(360, 740)
+    page.goto(f"{live.url}/games/{ids['done']}/hands/1")
+    count, play = page.locator("#step-count"), page.locator("#play")
+    expect(count).to_contain_text("Step 1 of ")
+    play.click()
+    expect(play).to_have_attribute("aria-pressed", "true")
+    page.wait_for_function(
+        "() => +(document.querySelector('#step-count').textContent.match(/Step (\\d+)/) || [0, 0])[1] >= 3"
+    )
+    found = page.evaluate(BOARD_SEEN)
+    assert found["seen"] >= 0.6 * found["room"], f"{found['seen']:.0f} px of the board in view of {found['room']:.0f}"
+    play.click()
+    expect(play).to_have_attribute("aria-pressed", "false")
 
 
 def test_the_history_pages_and_the_leaderboard_have_no_target_under_24_px(

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from browserkit import LiveServer
-from pagekit import eventually, server_view
+from pagekit import eventually, in_view_and_uncovered, scrolls_sideways, server_view
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.e2e
@@ -256,3 +256,74 @@ def test_on_a_phone_the_chat_opens_from_the_header_and_counts_unread_messages(li
     expect(unread).to_be_hidden()
     scroll = ann.evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
     assert scroll == [360, 740]
+
+
+# Each name in the waiting room's seat list: how many lines its text takes.
+NAME_LINES = """() => [...document.querySelectorAll("#seat-list .who")].map((who) => {
+  const range = document.createRange();
+  range.selectNodeContents(who);
+  const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+  return [who.textContent, lines.size, Math.round(who.getBoundingClientRect().width)];
+})"""
+
+
+def test_on_a_phone_the_waiting_room_keeps_names_whole_and_the_chat_opens_from_the_header(
+    live: LiveServer, new_page: Any
+) -> None:
+    page = new_page(360, 740)
+    body = {"name": "Waiting", "player": "Ann", "timers": {"bot_delay": 0}}
+    seat = page.request.post(f"{live.url}/api/tables", data=body).json()
+    table_id, token = seat["table"], seat["token"]
+    assert page.request.post(f"{live.url}/api/tables/{table_id}/bots", data={"token": token}).ok
+    page.goto(live.url + "/")
+    page.evaluate("([key, value]) => localStorage.setItem(key, value)", [f"sparrow.seat.{table_id}", json.dumps(seat)])
+    page.goto(f"{live.url}/t/{table_id}")
+    expect(page.locator("#seat-list li.taken")).to_have_count(4)
+    expect(page.get_by_role("button", name="Remove Bot 3 from seat 4")).to_be_visible()  # the owner's widest row
+    names = page.evaluate(NAME_LINES)
+    assert [name for name, _, _ in names] == ["Ann", "Bot 1", "Bot 2", "Bot 3"]
+    assert all(lines == 1 for _, lines, _ in names), f"names broken over lines (name, lines, width): {names}"
+    assert not scrolls_sideways(page)
+    # the chat: from the header, on the screen, and back
+    toggle = page.get_by_role("button", name=re.compile("^Chat"))
+    assert in_view_and_uncovered(page, "#chat-toggle"), "the header's Chat is off the screen or covered"
+    toggle.click()
+    expect(page.locator("#chat-input")).to_be_visible()
+    assert in_view_and_uncovered(page, "#chat-input")
+    page.fill("#chat-input", "Ready when you are")
+    page.press("#chat-input", "Enter")
+    expect(page.locator("#chat-log li").last).to_contain_text("Ready when you are")
+    page.press("#chat-input", "Escape")
+    expect(page.locator("#chat")).to_be_hidden()
+
+
+# Each seat's place in the pond, its discards' boxes, and the width of a discard.
+PONDS = """() => [...document.querySelectorAll(".pond-zone")].map((zone) => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  return { seat: zone.dataset.seat, zone: box(zone), tiles: [...zone.querySelectorAll("[data-tile]")].map(box) };
+})"""
+
+
+def test_on_a_phone_on_its_side_each_seats_discards_stay_apart(live: LiveServer, new_page: Any) -> None:
+    page = new_page(740, 360)
+    seat_page(live, page, {"bot_delay": 0, "turn": 600, "claim": 120, "ready": 600}, {"claim_pause": False})
+    discard = page.locator("#hand button.tile:not([disabled])")
+    for _ in range(3):  # everyone has discarded when Ann's turn comes round again
+        expect(discard.first).to_be_visible()
+        page.keyboard.press("d")
+        expect(page.locator(".pond-zone[data-seat='0'] [data-tile]")).not_to_have_count(0)
+    expect(discard.first).to_be_visible()
+    zones = page.evaluate(PONDS)
+    assert len(zones) == 4
+    assert all(zone["tiles"] for zone in zones), "every seat has discarded"
+    width = min(t[2] - t[0] for zone in zones for t in zone["tiles"])
+    for zone in zones:  # every discard lies in its seat's place...
+        z = zone["zone"]
+        for t in zone["tiles"]:
+            assert z[0] - 0.5 <= t[0] and t[2] <= z[2] + 0.5 and z[1] - 0.5 <= t[1] and t[3] <= z[3] + 0.5, zone
+    for a in zones:  # ...and places side by side keep at least 40 % of a tile between them
+        for b in zones:
+            side_by_side = min(a["zone"][3], b["zone"][3]) - max(a["zone"][1], b["zone"][1]) > 1
+            if a is not b and side_by_side and a["zone"][2] <= b["zone"][0] + 0.5:
+                gap = b["zone"][0] - a["zone"][2]
+                assert gap >= 0.4 * width, f"seat {a['seat']}'s and seat {b['seat']}'s discards {gap:.1f} px apart"

@@ -16,9 +16,10 @@ from game.arena import ARENA_RULES, play_game
 from game.deal import DealPhase
 from game.game import Game, GamePhase
 from game.hand import shanten, waits
-from game.review import Decision, MarkKind, review, review_decision
+from game.review import Decision, MarkKind, decision_cost, key_moments, review, review_decision
 from game.rulesets import ruleset
-from game.seatview import SeatView, SeenDiscard, SeenMeld
+from game.seatview import SeatView, SeatViewCache, SeenDiscard, SeenMeld
+from game.strong import StrongBot
 
 OTHERS = ("147b 147c 147d ESWN", "258b 258c 258d SWNE", "369b 369c 369d SWNG")
 
@@ -46,7 +47,10 @@ def test_review_agrees_with_strong_on_every_decision_of_its_own_games(ruleset_na
         assert len(seen.hands) == len(game.results) and all(h.finished for h in seen.hands)
         assert len(decisions) > 100
         assert [d for d in decisions if not d.agreed] == []
-        assert seen.to_json()["agreement"] == 1.0
+        assert [d for d in decisions if d.marks] == []  # its own play is no mistake: no mark either
+        doc = seen.to_json()
+        assert doc["agreement"] == 1.0 and set(doc["marks"].values()) == {0}  # type: ignore[union-attr]
+        assert {decision_cost(d) for d in decisions} == {0.0} and doc["key_moments"] == []  # nothing to work on
 
 
 def test_other_bots_disagree_and_their_figures_add_up() -> None:
@@ -135,6 +139,9 @@ def test_ready_broken_is_marked_only_when_the_discard_leaves_the_hand_not_ready(
     assert all(MarkKind.READY_BROKEN not in marks(review_decision(far, a)) for a in far.legal)
 
 
+THREE_OTHERS = ["258b 258c 258d RGP W", "369b 369c 369d SNEN", "147c 147d 3c 6c 7b S E 8c 2d"]
+
+
 def pung_offer(seat1: str) -> SeatView:
     """Seat 1's view when the dealer throws a West that seat 1 holds two of."""
     game = stacked_game(
@@ -146,11 +153,24 @@ def pung_offer(seat1: str) -> SeatView:
 
 
 def test_a_missed_claim_that_would_make_the_hand_ready_is_marked() -> None:
-    """A pung of West, then throwing 9c, leaves seat 1 waiting on 5d: passing misses it."""
-    seen = pung_offer("123b 456b 789b WW 5d 9c")
+    """A pung of West, then throwing 9c, leaves seat 1 waiting on 6b or 9b: passing misses it."""
+    seen = pung_offer("123b 456b 78b WW 55d 9c")
     assert Action(ActionType.PUNG) in seen.legal
-    assert MarkKind.CLAIM_MISSED in marks(review_decision(seen, Action(ActionType.PASS)))
+    passed = review_decision(seen, Action(ActionType.PASS))
+    assert passed.strong == Action(ActionType.PUNG) and not passed.agreed
+    assert MarkKind.CLAIM_MISSED in marks(passed)
+    (missed,) = [m for m in passed.marks if m.kind is MarkKind.CLAIM_MISSED]
+    assert missed.instead == Action(ActionType.PUNG) and missed.to_json()["instead"] == {"type": "pung"}
     assert MarkKind.CLAIM_MISSED not in marks(review_decision(seen, Action(ActionType.PUNG)))
+
+
+def test_passing_a_claim_the_bot_would_pass_too_is_no_mistake() -> None:
+    """The pung would leave a lone wait on 5d; the bot keeps the hand concealed: passing agrees with it
+    and carries no mark, though the pung would have made the hand ready."""
+    seen = pung_offer("123b 456b 789b WW 5d 9c")
+    passed = review_decision(seen, Action(ActionType.PASS))
+    assert passed.strong == Action(ActionType.PASS) and passed.agreed
+    assert passed.marks == ()
 
 
 def test_passing_a_claim_that_would_not_make_the_hand_ready_is_not_marked() -> None:
@@ -183,8 +203,26 @@ def test_a_discard_far_more_dangerous_than_a_near_equal_safe_one_is_marked() -> 
     assert options[T("5b")].risk > 3 * options[T("5d")].risk
     assert options[T("5b")].danger[0].seat == 1
     assert MarkKind.DANGER in marks(risky)
+    (danger,) = [m for m in risky.marks if m.kind is MarkKind.DANGER]
+    assert danger.instead is not None and danger.instead.tile is not None
+    assert options[danger.instead.tile].risk * 3 <= options[T("5b")].risk
+    # the flush's own suit: South ready about 86 %, the tile fitting a ready hand's waits fully
+    assert options[T("5b")].risk > 1 and 0.8 < options[T("5b")].danger_read < 0.9
+    assert options[T("5d")].danger_read < 0.2
+    assert options[T("5d")].deal_in < options[T("5b")].deal_in < 0.2  # read high; the measured chance is lower
     assert MarkKind.DANGER not in marks(review_decision(seen, Action(ActionType.DISCARD, T("5d"))))
     assert MarkKind.DANGER not in marks(review_decision(quiet, Action(ActionType.DISCARD, T("5b"))))
+
+
+def test_a_discard_that_ties_with_the_bots_on_every_figure_shown_counts_as_agreement() -> None:
+    """1d and 9d are alike here (each leaves the hand ready on the other, 3 of which are unseen, for the
+    same points, with no danger): the bot throws one, and throwing the other agrees with it."""
+    seen = SeatView.of(stacked_game(["123b 456b 789b 55c 1d 9d", *THREE_OTHERS], "5c"), 0)
+    one, nine = (review_decision(seen, Action(ActionType.DISCARD, T(t))) for t in ("1d", "9d"))
+    assert one.strong == nine.strong == Action(ActionType.DISCARD, T("1d"))
+    assert nine.agreed and nine.marks == () and nine.to_json()["agreed"] is True
+    worse = review_decision(seen, Action(ActionType.DISCARD, T("5c")))  # not ready: a step further
+    assert not worse.agreed
 
 
 def test_a_deal_in_is_marked_on_the_discard_won_on_and_nowhere_else() -> None:
@@ -258,3 +296,98 @@ def test_a_decisions_review_depends_only_on_what_its_seat_can_see() -> None:
         reviews.append(review_decision(seen, Action(ActionType.DISCARD, T("9d"))))
     assert reviews[0] == reviews[1] == reviews[2]
     assert reviews[0].options and reviews[0].strong.type is ActionType.DISCARD
+
+
+def test_the_danger_read_is_a_share_no_greater_than_the_risk_and_the_chance_of_dealing_in_follows_it() -> None:
+    """Over a game's decisions every candidate's ``danger_read`` lies in [0, 1], is at most its summed
+    ``risk`` (which weighs each threat by what it costs), and is 0 exactly when the risk is; each
+    opponent's chance is its readiness times a fit of at most 1. The chance of dealing in is a measured
+    rate: above 0 even for a tile read safe, and never lower for a tile read more dangerous."""
+    game = play_game(["greedy", "strong", "normal", "strong"], "review-greedy", deals=4)
+    options = [o for d in review(Game(ARENA_RULES, "review-greedy"), game.log, 0).decisions for o in d.options]
+    risky = [o for o in options if o.risk > 0]
+    assert len(risky) > 20
+    for o in options:
+        assert 0.0 <= o.danger_read <= min(1.0, o.risk) + 1e-9
+        assert (o.danger_read > 0) == (o.risk > 0)
+        assert 0.0 < o.deal_in < 1.0
+        for t in o.danger:
+            assert 0.0 <= t.chance <= t.ready and t.chance <= t.risk + 1e-9
+        doc = o.to_json()
+        assert doc["deal_in"] == round(o.deal_in, 4) and doc["danger_read"] == round(o.danger_read, 3)
+    ranked = sorted(options, key=lambda o: o.danger_read)
+    assert all(a.deal_in <= b.deal_in for a, b in zip(ranked, ranked[1:], strict=False))
+    assert ranked[0].deal_in < ranked[-1].deal_in
+
+
+def strong_but(seed: str, plant: dict[int, int], deals: int = 2) -> Game:
+    """A game four strong bots play, except that at seat 0's decisions numbered in ``plant`` (0-based,
+    counting the decisions it had a choice in) it takes the candidate that strong ranks at that place."""
+    game, bot, cache = Game(ARENA_RULES, seed), StrongBot(), SeatViewCache()
+    mine = 0
+    while game.phase is not GamePhase.OVER and len(game.results) < deals:
+        seat = game.to_act()[0]
+        seen = SeatView.of(game, seat, cache)
+        action = bot.decide(seen)
+        if seat == 0 and game.phase is GamePhase.DEAL and len(seen.legal) > 1:
+            if mine in plant:
+                weighed = [c.action for c in bot.deliberate(seen).candidates if c.action in seen.legal]
+                action = weighed[min(plant[mine], len(weighed) - 1)]
+            mine += 1
+        game.apply(seat, action)
+    return game
+
+
+def test_a_planted_bad_decision_is_the_first_key_moment_and_agreement_costs_nothing() -> None:
+    """Seat 0 plays strong's play but twice: a middling candidate early and strong's worst one later.
+    The worst is the costliest and comes first; every agreeing decision costs 0 and is no key moment."""
+    game = strong_but("moments", {2: 1, 6: 99})
+    seen = review(Game(ARENA_RULES, "moments"), game.log, 0)
+    own = [d for d in seen.decisions if d.made_by is None]
+    planted = [d for d in own if not d.agreed]
+    assert len(planted) == 2 and planted[0].seq < planted[1].seq
+    assert all(decision_cost(d) == 0 for d in own if d.agreed)
+    worst = planted[1]
+    assert decision_cost(worst) > decision_cost(planted[0]) >= 0
+    moments = key_moments(seen)
+    assert moments[0].decision == worst and all(m.decision in planted for m in moments)
+    doc = seen.to_json()["key_moments"]
+    assert isinstance(doc, list)
+    assert doc[0] == {
+        "hand": worst.hand + 1,
+        "step": worst.step,
+        "seq": worst.seq,
+        "cost": round(decision_cost(worst), 1),
+        "done": worst.done.to_json(),
+        "strong": worst.strong.to_json(),
+        "offered": None if worst.offered is None else worst.offered.code,
+        "marks": [m.kind.value for m in worst.marks],
+    }
+    assert review(Game(ARENA_RULES, "moments"), game.log, 0).to_json()["key_moments"] == doc  # the same each time
+
+
+def test_key_moments_are_the_costliest_first_at_most_five_and_ties_keep_the_order_played() -> None:
+    game = play_game(["greedy", "strong", "strong", "strong"], "moments-greedy", deals=3)
+    seen = review(Game(ARENA_RULES, "moments-greedy"), game.log, 0)
+    moments = key_moments(seen)
+    costs = sorted(
+        ((round(decision_cost(d), 1), d.seq) for d in seen.decisions if round(decision_cost(d), 1) > 0),
+        key=lambda c: (-c[0], c[1]),
+    )
+    assert len(costs) > 5 and len(moments) == 5
+    assert [(round(m.cost, 1), m.decision.seq) for m in moments] == costs[:5]
+    assert [m.decision.seq for m in key_moments(seen, limit=99)] == [seq for _, seq in costs]
+
+
+def test_a_passed_win_costs_the_value_it_would_have_scored() -> None:
+    hands = ["123d 456b 789d 555c 2c", *OTHERS]
+    declared = stacked_game(hands, "2c")
+    declared.apply(0, "win")
+    assert declared.reckoning is not None and declared.reckoning.scores[0] is not None
+    value = declared.reckoning.scores[0].value
+    passed = stacked_game(hands, "2c")
+    passed.apply(0, "discard 2c")
+    (decision,) = review(stacked_game(hands, "2c"), passed.log, 0).decisions
+    assert MarkKind.WIN_PASSED in marks(decision) and decision.win_value == value > 0
+    assert decision_cost(decision) == value
+    assert decision_cost(review_decision(SeatView.of(stacked_game(hands, "2c"), 0), Action(ActionType.WIN))) == 0

@@ -36,4 +36,3 @@ def test_r2_6_every_seating_happens_and_none_is_favoured() -> None:
     assert min(seatings.values()) > 4800 / 24 / 2  # about 200 each: none is rare
     dealers = Counter(draw_seats(seed).first_dealer for seed in range(4800))
     assert min(dealers.values()) > 4800 / 4 * 0.85
-

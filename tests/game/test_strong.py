@@ -205,3 +205,15 @@ def test_in_the_dangerous_game_keeps_back_a_tile_the_table_would_judge_dangerous
     assert StrongBot().decide(dataclasses.replace(seen, rules=dangerous_game)) == Action(ActionType.DISCARD, T("4d"))
     earlier = dataclasses.replace(seen, rules=dangerous_game, wall_live=6)
     assert StrongBot().decide(earlier) == Action(ActionType.DISCARD, T("1b"))
+
+
+def test_playing_for_a_flush_weighs_an_honour_like_any_other_discard() -> None:
+    """Nine bamboos, a pair of 5c and three lone honours: the dealer plays for a bamboo flush (R9). The
+    5c would go first as off-suit, a step further from ready; an honour breaks no flush, keeps the hand
+    two steps from ready and is worth more by the bot's own figures, so an honour goes."""
+    deliberation = StrongBot().deliberate(dealer_view("123357789b 55c S P", "E"))
+    assert deliberation.mode == "flush"
+    assert deliberation.choice.type is ActionType.DISCARD and deliberation.choice.tile in (T("E"), T("S"), T("P"))
+    by_tile = {c.action.tile: c for c in deliberation.candidates}
+    assert by_tile[T("5c")].considered and by_tile[T("5c")].shanten == by_tile[deliberation.choice.tile].shanten + 1
+    assert by_tile[T("5c")].worth < by_tile[deliberation.choice.tile].worth

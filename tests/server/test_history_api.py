@@ -73,6 +73,7 @@ async def test_game_page_has_one_row_per_hand_a_score_series_and_the_ruleset_dif
     game = games["done"].game
     detail = (await http.get(f"/api/games/{games['done'].id}")).json()
     assert len(detail["hand_rows"]) == len(game.results)
+    assert [row["number"] for row in detail["hand_rows"]] == list(range(1, len(game.results) + 1))  # as URLs have them
     assert [len(s) for s in detail["series"]] == [len(game.results) + 1] * 4
     assert [s[-1] for s in detail["series"]] == list(game.scores)
     winners = [r.winner for r in game.results]
