@@ -108,20 +108,28 @@ function markText(counts) {
     .join(", ");
 }
 
-function renderHands(data) {
-  if (!data.hands.length) {
-    body.replaceChildren(el("p", "muted", RUNNING ? "No hand of yours has finished yet." : "No hand was played."));
-    return;
-  }
-  const table = el("table", "hands-table review-hands");
+/** A table with a header row of ``columns`` ([text, class] each, for columns of figures "num"). */
+function tableWithHead(cls, columns) {
+  const table = el("table", cls);
   const head = el("tr");
-  for (const [text, cls] of [["Hand"], ["Decisions", "num"], ["Agreed", "num"], ["Deal-ins", "num"], ["Missed wins", "num"], ["Marks"], [""]]) {
-    const th = el("th", cls, text);
+  for (const [text, colClass] of columns) {
+    const th = el("th", colClass || null, text);
     th.scope = "col";
     head.append(th);
   }
   table.append(el("thead"));
   table.tHead.append(head);
+  return table;
+}
+
+function renderHands(data) {
+  if (!data.hands.length) {
+    body.replaceChildren(el("p", "muted", RUNNING ? "No hand of yours has finished yet." : "No hand was played."));
+    return;
+  }
+  const table = tableWithHead("hands-table review-hands", [
+    ["Hand"], ["Decisions", "num"], ["Agreed", "num"], ["Deal-ins", "num"], ["Missed wins", "num"], ["Marks"], [""],
+  ]);
   const rows = el("tbody");
   for (const hand of data.hands) {
     const tr = el("tr");
@@ -422,16 +430,10 @@ function dangerCell(o) {
 }
 
 function optionsTable(d) {
-  const table = el("table", "review-options");
-  table.append(el("caption", null, "Strong's candidates, best first"));
-  const head = el("tr");
-  for (const [text, cls] of [["Play"], ["How close", null], ["Tiles that help", "num"], ["Points", "num"], ["Danger", "num"]]) {
-    const th = el("th", cls, text);
-    th.scope = "col";
-    head.append(th);
-  }
-  table.append(el("thead"));
-  table.tHead.append(head);
+  const table = tableWithHead("review-options", [
+    ["Play"], ["How close"], ["Tiles that help", "num"], ["Points", "num"], ["Danger", "num"],
+  ]);
+  table.prepend(el("caption", null, "Strong's candidates, best first"));
   const rows = el("tbody");
   d.options.forEach((o, i) => {
     const tr = el("tr", [same(o.action, d.done) ? "chosen" : "", i === 0 ? "best" : ""].filter(Boolean).join(" ") || null);
