@@ -15,6 +15,7 @@ from rich.table import Table
 from game.actions import Action, ActionType
 from game.review import Decision, GameReview, HandReview
 from game.tiles import Tile
+from server.cli.commands import summary
 from server.history.logfile import GameLog
 
 __all__ = ["register"]
@@ -26,7 +27,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``review`` sub-command."""
     p = sub.add_parser(
         "review",
-        help="one seat's decisions beside what the strong bot would have done, with the reasons",
+        help=summary("review"),
         description="Replay a game's log (docs/log-format.md) or a stored game and show, at each decision "
         "of one seat, what it did and what the strong bot would have done from that seat's own view: the "
         "candidates ranked with their reasons, marks where it mattered, and the seat's agreement with the bot.",
