@@ -11,10 +11,10 @@ from rich.console import Console
 from rich.table import Table
 
 from game.hand import counts_of, is_win, shanten, waits
+from game.hand_tables import MAX_TILES
 from game.notation import parse_tiles
 from game.suit_census import MAX_TILES as CENSUS_MAX_TILES
 from game.suit_census import CompleteCensus, WaitCensus, census
-from game.suit_tables import MAX_TILES
 from game.tiles import Tile
 from server.cli.arguments import whole_number
 from server.cli.commands import summary
