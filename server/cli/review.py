@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -99,6 +98,8 @@ def _load(source: str, url: str | None) -> GameLog:
         return read_log(text.splitlines())[0]
     if "/" in source or source.endswith((".jsonl", ".json")):
         raise LookupError(f"there is no file {source}")
+    import asyncio  # (a stored game only: a log file's review need not load it)
+
     found = asyncio.run(_stored(source, url))
     if found is None:
         raise LookupError(f"{source} is neither a log file nor a game in this database")
