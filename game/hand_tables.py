@@ -3,7 +3,7 @@
 :mod:`game.suit_tables` builds them with numpy (most of a second of CPU; its docstring explains them).
 :func:`tables` builds them once per machine and code: the first process writes them to a cache file
 (:mod:`game.cachefile`), keyed by the source of this module and of ``game.suit_tables``, and the next ones
-load that file in about a tenth of a second, without importing numpy. A missing, stale, damaged or
+load that file in about 0.2 s of CPU, without importing numpy. A missing, stale, damaged or
 unwritable file only means building them in memory.
 """
 
