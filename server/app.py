@@ -379,6 +379,9 @@ def create_app(
             node = await begin(app, engine)
         except Exception as exc:  # a fault of the disk or the database is said in one line; a bug is not
             file = engine.url.database if engine is not None and engine.dialect.name == "sqlite" else None
+            if engine is not None:  # (the process ends: its connections are closed, not left to the collector)
+                with contextlib.suppress(Exception):
+                    await engine.dispose()
             said = described(exc, file)
             if said is None:
                 raise

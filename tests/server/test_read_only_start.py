@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import sqlite3
 import stat
 import subprocess
 from pathlib import Path
@@ -20,8 +21,12 @@ import pytest
 from dbkit import REDIS, fresh_database, redis_or_skip
 from livekit import within
 from processkit import SPARROW, ServerProcess, free_port
+from sqlalchemy.exc import OperationalError
 
+from server.app import create_app
+from server.club.club import Club, ClubConfig
 from server.club.secret import load_secret
+from server.startup import StartFault
 from server.store.migrate import upgrade
 from server.store.session import make_engine
 
@@ -285,3 +290,28 @@ async def test_a_cluster_whose_database_holds_no_cluster_id_is_refused_at_start_
         "sparrow serve: the setting 'cluster' in the database holds no cluster id ({'id': 5}): stop every process, "
         "delete it (DELETE FROM settings WHERE key = 'cluster') and start them again"
     )
+
+
+@pytest.mark.parametrize("fault", ["full disk", "bug"])
+async def test_a_fault_met_as_the_app_starts_is_one_line_and_a_bug_is_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    # What `sparrow serve` prints when the app's own start (server/app.py) meets the disk filling up
+    # after the database was found writable; a bug keeps its traceback.
+    database = tmp_path / "club.db"
+
+    async def failing(_club: Club) -> None:
+        if fault == "bug":
+            raise KeyError("a bug")
+        raise OperationalError("UPDATE settings", {}, sqlite3.OperationalError("database or disk is full"))
+
+    monkeypatch.setattr(Club, "open", failing)
+    app = create_app(db=f"sqlite+aiosqlite:///{database}", club=ClubConfig("secret"))
+    with pytest.raises(StartFault if fault == "full disk" else KeyError) as failed:
+        async with app.router.lifespan_context(app):
+            pytest.fail("the app started")
+    if fault == "bug":
+        assert app.state.start_fault is None
+        return
+    said = f"cannot write the database {database} (database or disk is full): free some space, or set SPARROW_DATA"
+    assert app.state.start_fault == str(failed.value) and str(failed.value).startswith(said)
