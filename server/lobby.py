@@ -25,7 +25,7 @@ from game.rulesets import ruleset
 from server.tables.actor import SeatState, TableActor
 from server.tables.clock import Clock, RealClock
 from server.tables.errors import TableError
-from server.tables.journal import Journal, MemoryJournal, StoredTable, hash_token, new_table_id
+from server.tables.journal import Journal, MemoryJournal, StoredTable, WriteRefused, hash_token, new_table_id
 from server.tables.messages import (
     AddBots,
     AdjournNow,
@@ -196,8 +196,9 @@ class Lobby:
             await self.journal.table_created(stored)
             if seats is not None:
                 await actor.seat_everyone(seats, owner)
-        except Exception:
-            log.exception("could not store the new table %s", table_id, extra={"table": table_id, "seat": None})
+        except Exception as exc:
+            if not isinstance(exc, WriteRefused):  # (the journal said why)
+                log.exception("could not store the new table %s", table_id, extra={"table": table_id, "seat": None})
             raise TableError(
                 "server/storage", "the server could not save the new table; try again", status=503
             ) from None
@@ -562,6 +563,8 @@ class Lobby:
         (then it is restored on the next start, and leaves again)."""
         try:
             await self._stop_here(actor)
+        except WriteRefused:  # (the journal said why)
+            pass
         except Exception:
             log.exception("table %s could not be marked stopped", actor.id, extra={"table": actor.id, "seat": None})
 
