@@ -549,12 +549,17 @@ class Lobby:
         """Close a live table for good (an admin's decision): its sockets close, its game stays stored
         as it is, and it is not restored on the next start.
 
-        :raises TableError: (404) when there is no such live table.
+        :raises TableError: (404) when there is no such live table; (503) when another process took it
+            over meanwhile.
         """
         if await self.find(table_id) is None and self.elsewhere is not None:
             await self._call(table_id, "close", {})
             return
-        await self._stop_here(self.get(table_id))
+        try:
+            await self._stop_here(self.get(table_id))
+        except WriteRefused:  # another process took it over meanwhile (the journal said so): ask it there
+            moving = "that table is moving to another server process; try again"
+            raise TableError("table/moving", moving, status=503) from None
         if self.elsewhere is not None:
             await self.elsewhere.let_go([table_id])
 

@@ -32,6 +32,7 @@ from websockets.exceptions import WebSocketException
 from server.cluster.leases import TTL, Leases
 from server.store.journal import StaleOwner
 from server.store.session import make_engine
+from server.tables.errors import TableError
 from server.tables.journal import StoredTable
 from server.tables.settings import TableSettings
 
@@ -126,14 +127,17 @@ async def test_a_table_whose_process_lost_it_logs_one_line_per_refused_write_and
             await kit.settle(actor)
             said = clients[0].chat("still there?")
             await kit.settle(actor)
-        mover.pump()
-        clients[0].pump()
+            mover.pump()
+            clients[0].pump()
+            with pytest.raises(TableError) as closing:  # an admin closes it: the table is elsewhere now
+                await kit.lobby.close_table(actor.id)
         # Each refused write is refused to its maker (nothing changed, as far as this process goes) …
         assert mover.answers[move]["d"]["reason"] == "server/storage"
         assert clients[0].answers[said]["d"]["reason"] == "server/storage"
+        assert closing.value.reason == "table/moving"  # (the admin's page asks again, reaching the new owner)
         # … and said in one warning line each: which table, the token this process held, who has it now.
         warned = [(r.levelname, r.getMessage()) for r in caplog.records if r.levelno >= logging.WARNING]
-        assert warned == [("WARNING", _refused(actor.id, 1))] * 2
+        assert warned == [("WARNING", _refused(actor.id, 1))] * 3
         assert not [r for r in caplog.records if r.exc_info], "a traceback for a refused write"
         await kit.lobby.close()
 
