@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, NamedTuple
 
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, ProgrammingError
+from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
@@ -275,7 +276,7 @@ def create_app(
     lobby: Lobby | None = None,
     socket_config: SocketConfig | None = None,
     *,
-    db: str | None = None,
+    db: str | AsyncEngine | None = None,
     club: ClubConfig | None = None,
     redis: str | None = None,
     limits: Limits | None = None,
@@ -284,7 +285,8 @@ def create_app(
 ) -> Starlette:
     """The Sparrow application. Tests may pass their own lobby (with a fake clock). Otherwise the
     lobby journals to the database ``db`` (see `server.store.session.database_url`; ``"memory"``
-    keeps nothing), which is upgraded to the current schema, and unfinished tables are restored.
+    keeps nothing; or an engine made already, which the app disposes of as it stops), which is
+    upgraded to the current schema, and unfinished tables are restored.
 
     The club (accounts, club mode) lives in that database: with a lobby of its own or ``"memory"``
     there are no accounts and the server is open to anyone. ``club`` gives the secret key (default:
@@ -304,6 +306,12 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.socket_config = socket_config or SocketConfig()
+        # The engine's lookup tables are built before any table runs here, beside the loop: built by a
+        # table's first move instead, they held the loop most of a second (seconds on a busy machine),
+        # long enough for a process that had just taken tables over to lose them again. Built while
+        # the database is read (a second of CPU beside round trips that wait, from as far away as the
+        # database is).
+        preparing = asyncio.ensure_future(asyncio.to_thread(prepare))
         engine = None
         app.state.store = app.state.outage = None
         app.state.forwarding = node = None
@@ -312,7 +320,7 @@ def create_app(
         elif db == "memory":
             app.state.lobby = Lobby()
         else:
-            engine = make_engine(database_url(db))
+            engine = db if isinstance(db, AsyncEngine) else make_engine(database_url(db))
             await upgrade(engine)
             app.state.store = SqlJournal(engine)
             app.state.outage = Outage(engine)
@@ -329,10 +337,7 @@ def create_app(
         app.state.club.on_limits = app.state.rates.adjust
         await app.state.club.open()
         app.state.club.on_cut_off = app.state.lobby.cut_off
-        # The engine's lookup tables are built before any table runs here, beside the loop: built by a
-        # table's first move instead, they held the loop most of a second (seconds on a busy machine),
-        # long enough for a process that had just taken tables over to lose them again.
-        await asyncio.to_thread(prepare)
+        await preparing
         if engine is not None and redis is not None:
             from server.cluster.node import Node
 
