@@ -99,6 +99,7 @@ async def _run(latency_ms: float, args: argparse.Namespace, workdir: Path) -> di
             "setup_s": report.get("setup_seconds"),
             "ack_ms": {k: answers.get(k) for k in ("p50", "p90", "p99", "max")},
             "round_trips_in_play": trips,
+            "refusals": report.get("errors", {}).get("refusal_reasons"),
             "logged": {what: logs.count(line) for what, line in LOGGED.items()},
             "loadtest_error": report.get("error"),
             "logs": str(folder),

@@ -158,7 +158,7 @@ class Node:
         # (monotonic) by table: a lease this process took lately holds at least until then, renewed
         # or not (the renewer may not have renewed it yet, nor anything since its last failure)
         self._held_until: dict[str, float] = {}
-        self._lapsed: float | None = None  # (monotonic) since the leases could not be renewed in time (said once)
+        self._lapsed: float | None = None  # (monotonic) since the renewals fell behind (said once): no table is taken
         self.prefix = prefix  # of the bus's channels and keys: `server.cluster.identity.cluster_prefix`
         self.bus = Bus(redis_url, self.id, self.prefix, on_gone=self._gone, on_down=self._bus_down, on_up=self._bus_up)
         self._rids = itertools.count(1)
@@ -263,6 +263,9 @@ class Node:
 
         :raises TableError: (503) when the lease cannot be taken.
         """
+        if self._lapsed is not None:
+            why = "this server process cannot keep a table just now: its database answers too slowly, or not at all"
+            raise TableError("server/storage", f"{why}; try again in a moment", status=503)
         asked = time.monotonic()
         token = await self.leases.take(table_id)
         if token is None:
@@ -280,7 +283,8 @@ class Node:
         lease may run out within a tick (before it does) while the renewals are not keeping it: the
         latest failed, one is still under way (a database far away, or silent), or the renewer died;
         the database writes again once a renewal (a write) begun after a failed write succeeds.
-        Letting tables go is said once, until a renewal holds this process's leases again."""
+        Renewals that fall behind (`Renewer.lagging`: failed, or too slow to keep a lease) are said
+        once, and once when they keep up again; meanwhile this process takes no table (`lapsed`)."""
         renewer = self.renewer
         last, good = renewer.last, renewer.good
         now = time.monotonic()
@@ -298,21 +302,25 @@ class Node:
         # keeps its tables, server/cluster/renewer.py), and its next renewal, due within `EVERY`
         # seconds, grants a whole lease.
         renewed = -math.inf if good is None else good.until
-        if self._lapsed is not None and renewed - self.tick > now:
-            self._lapsed = None
-            log.warning("cluster: the leases are renewed in time again")
         keeping = renewer.alive and last is not None and not last.failed and renewer.asking is None
         due = [
             table_id
             for table_id in self.journal.tokens
             if not keeping and now >= max(renewed, self._held_until.get(table_id, -math.inf)) - self.tick
         ]
-        if due:
-            if self._lapsed is None:
-                self._lapsed = now
-                log.error("cluster: the leases could not be renewed in time; this process lets its tables go")
-            for table_id in due:
-                self._drop(table_id)
+        why = renewer.lagging(now)
+        if (why is not None or due) and self._lapsed is None:
+            self._lapsed = now
+            log.error(
+                "cluster: the leases cannot be renewed in time (%s); this process lets its tables go before their "
+                "leases run out, and takes none until they can",
+                why or "a lease may run out before it is renewed",
+            )
+        elif why is None and not due and self._lapsed is not None and renewed - self.tick > now:
+            log.warning("cluster: the leases are renewed in time again after %.0f s", now - self._lapsed)
+            self._lapsed = None
+        for table_id in due:
+            self._drop(table_id)
         for table_id in [t for t, until in self._held_until.items() if until <= now]:
             del self._held_until[table_id]  # held by the renewals alone from now on
         if self.journal.trouble is None:
@@ -350,7 +358,7 @@ class Node:
             actor.abandon(MOVED)
 
     async def _take_orphans(self) -> None:
-        if not self.lobby.accepting:
+        if not self.lobby.accepting or self._lapsed is not None:  # (tables it could not keep)
             return
         found = await self.leases.orphans(ORPHANS_LOOKED_AT)
         if not found:

@@ -17,9 +17,12 @@ dead process's. A stopped process (SIGSTOP, a frozen VM) stops this thread too: 
 
 A slow renewal is not a failed one: a distant database answers each one a round trip later, and the
 loop judges by when the leases run out (`Renewal.until`, server/cluster/node.py), not by how long a
-renewal took. A renewal that has not answered within a lease (`ANSWER_WITHIN`) has failed (every
-lease it renews may have run out meanwhile): its connection is cut, never reused with a statement
-abandoned on it, and the next renewal opens a new one.
+renewal took. Renewals keep the leases while each is answered within `IN_TIME` (1.75 s: the next one
+then lands a tick before the lease runs out); one slower than that, or one that failed, puts them
+`behind` until `IN_A_ROW` are in time again, and meanwhile the process takes no table (`lagging`).
+A renewal that has not answered within a lease (`ANSWER_WITHIN`) has failed (every lease it renews
+may have run out meanwhile): its connection is cut, never reused with a statement abandoned on it,
+and the next renewal opens a new one.
 
 The fencing token (server/cluster/leases.py) is untouched by all this: a renewal only moves a
 lease's expiry, for rows this process still owns, so a process whose lease ran out and was taken
@@ -29,7 +32,7 @@ over still cannot write to that table whatever this thread did.
 from __future__ import annotations
 
 import asyncio
-import logging
+import contextlib
 import threading
 import time
 from collections.abc import Mapping
@@ -39,10 +42,10 @@ from datetime import timedelta
 import asyncpg
 from sqlalchemy.engine import make_url
 
-from server.cluster.leases import PROBE, RENEW, TTL
+from server.cluster.leases import PROBE, RENEW, TICK, TTL
 from server.store.session import postgresql_options
 
-__all__ = ["ANSWER_WITHIN", "BEAT", "EVERY", "SILENCE", "Renewal", "Renewer"]
+__all__ = ["ANSWER_WITHIN", "BEAT", "EVERY", "IN_A_ROW", "IN_TIME", "SILENCE", "Renewal", "Renewer"]
 
 BEAT = 0.25  # seconds between two beats of the event loop
 EVERY = 0.5  # seconds between two renewals (from the end of one to the start of the next)
@@ -51,7 +54,11 @@ SILENCE = 7.5  # seconds after the loop's last beat past which no lease is renew
 #   stall of up to about 6.5 s costs no table; the tables of a loop stuck for good play elsewhere
 #   about 9-10 s after it stopped (docs/deploy.md, "What a host should expect").
 ANSWER_WITHIN = TTL  # seconds a renewal may take before it has failed: a whole lease
-log = logging.getLogger("sparrow.cluster")
+IN_TIME = (TTL - TICK - EVERY) / 2  # seconds a renewal may take and keep the leases: the next one, sent
+#   `EVERY` s after its answer and as slow, is answered a tick before the lease it renewed runs out.
+#   A round trip to the database longer than this (1.75 s) cannot keep a lease.
+IN_A_ROW = 3  # renewals answered in time, one after another, after which a process that fell behind
+#   keeps its leases again (and takes tables again)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +103,10 @@ class Renewer:
         self._connection: asyncpg.Connection | None = None
         self.last: Renewal | None = None  # the latest renewal, done or failed
         self.good: Renewal | None = None  # the latest that succeeded
-        self.asking: float | None = None  # (monotonic) when the renewal under way was sent; None between two
+        self.asking: float | None = None  # (monotonic) when the renewal under way began; None between two
+        self.sent: float | None = None  # (monotonic) when its statement was sent (after connecting, if need be)
+        self.behind: str | None = None  # why the renewals fell behind (a failure, one too slow), until IN_A_ROW in time
+        self._in_time = 0  # renewals answered within IN_TIME since the last that was not
 
     # ------------------------------------------------------------ the event loop's side
     def beat(self, tables: Mapping[str, int]) -> None:
@@ -123,20 +133,21 @@ class Renewer:
     def _main(self) -> None:
         asyncio.run(self._run())
 
+    def lagging(self, now: float) -> str | None:
+        """Why the renewals do not keep this process's leases just now (they failed, or take longer
+        than `IN_TIME`, or the thread stopped), or None while they do, or before anything is known."""
+        if self._thread is not None and not self._thread.is_alive() and not self._stopping.is_set():
+            return "the renewer stopped"
+        sent = self.sent
+        if sent is not None and now - sent > IN_TIME:
+            return f"a renewal has waited {now - sent:.1f} s for its answer; {IN_TIME:g} s at most keeps a lease"
+        return self.behind
+
     async def _run(self) -> None:
-        failing = False
         try:
             while not self._stopping.is_set():
-                try:
+                with contextlib.suppress(Exception):  # (`behind` says why, and the loop says it once)
                     await self._renew()
-                    if failing:
-                        log.warning("cluster: the leases are renewed again")
-                    failing = False
-                except Exception as exc:
-                    if not failing:  # said once, not twice a second until the database is back
-                        why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
-                        log.error("cluster: renewing the leases failed (%s); trying again", why)
-                    failing = True
                 await asyncio.sleep(self.every)
         finally:
             if self._connection is not None:
@@ -157,13 +168,23 @@ class Renewer:
             else:
                 await self._answer(PROBE)
                 held = set()
-        except BaseException:
+        except BaseException as exc:
             self.last = Renewal(started, said.tables, failed=True)
+            self.behind = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+            self._in_time = 0
             raise
         else:
             self.last = self.good = Renewal(started, said.tables, frozenset(held), started + grant)
+            took = time.monotonic() - (self.sent or started)  # (a new connection's own round trips aside)
+            if took > IN_TIME:
+                self.behind = f"a renewal took {took:.1f} s; {IN_TIME:g} s at most keeps a lease"
+                self._in_time = 0
+            else:
+                self._in_time += 1
+                if self._in_time >= IN_A_ROW:
+                    self.behind = None
         finally:
-            self.asking = None
+            self.asking = self.sent = None
 
     async def _answer(self, sql: str, *args: object) -> list[asyncpg.Record]:
         """``sql``'s rows, on this thread's connection (opened first if need be, within
@@ -175,6 +196,7 @@ class Renewer:
             options = {**postgresql_options(), "timeout": self.answer_within}
             self._connection = await asyncpg.connect(self.dsn, **options)
         connection = self._connection
+        self.sent = time.monotonic()
         cut = asyncio.get_running_loop().call_later(self.answer_within, connection.terminate)
         try:
             rows: list[asyncpg.Record] = await connection.fetch(sql, *args)
