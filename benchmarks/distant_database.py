@@ -32,11 +32,10 @@ from sqlalchemy.engine import make_url  # noqa: E402
 
 SPARROW = [sys.executable, "-m", "server.cli"]
 LOGGED = {  # what the processes' logs are searched for
-    "tables let go": "lets its tables go",
+    "renewals behind": "the leases cannot be renewed in time",
+    "renewals in time again": "the leases are renewed in time again",
     "tables taken over": "cluster: took over table",
     "tables lost": "is no longer this process's",
-    "renewals failed": "renewing the leases failed",
-    "renewals slow": "renewing the leases is slow",
     "tracebacks": "Traceback (most recent call last)",
 }
 
