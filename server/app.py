@@ -280,7 +280,7 @@ def create_app(
     lobby: Lobby | None = None,
     socket_config: SocketConfig | None = None,
     *,
-    db: str | None = None,
+    db: str | AsyncEngine | None = None,
     club: ClubConfig | None = None,
     redis: str | None = None,
     limits: Limits | None = None,
@@ -289,7 +289,8 @@ def create_app(
 ) -> Starlette:
     """The Sparrow application. Tests may pass their own lobby (with a fake clock). Otherwise the
     lobby journals to the database ``db`` (see `server.store.session.database_url`; ``"memory"``
-    keeps nothing), which is upgraded to the current schema, and unfinished tables are restored.
+    keeps nothing; or an engine made already, which the app disposes of as it stops), which is
+    upgraded to the current schema, and unfinished tables are restored.
 
     The club (accounts, club mode) lives in that database: with a lobby of its own or ``"memory"``
     there are no accounts and the server is open to anyone. ``club`` gives the secret key (default:
@@ -312,6 +313,12 @@ def create_app(
         """Everything up to serving, on the database behind ``engine`` (None: no database): the club,
         the tables; the node, when this is one of several processes."""
         app.state.socket_config = socket_config or SocketConfig()
+        # The engine's lookup tables are built before any table runs here, beside the loop: built by a
+        # table's first move instead, they held the loop most of a second (seconds on a busy machine),
+        # long enough for a process that had just taken tables over to lose them again. Built while
+        # the database is read (a second of CPU beside round trips that wait, from as far away as the
+        # database is).
+        preparing = asyncio.ensure_future(asyncio.to_thread(prepare))
         app.state.store = app.state.outage = None
         app.state.forwarding = node = None
         if lobby is not None:
@@ -335,10 +342,7 @@ def create_app(
         app.state.club.on_limits = app.state.rates.adjust
         await app.state.club.open()
         app.state.club.on_cut_off = app.state.lobby.cut_off
-        # The engine's lookup tables are built before any table runs here, beside the loop: built by a
-        # table's first move instead, they held the loop most of a second (seconds on a busy machine),
-        # long enough for a process that had just taken tables over to lose them again.
-        await asyncio.to_thread(prepare)
+        await preparing
         if engine is not None and redis is not None:
             from server.cluster.node import Node
 
@@ -375,7 +379,7 @@ def create_app(
         engine: AsyncEngine | None = None
         try:
             if lobby is None and db != "memory":
-                engine = make_engine(database_url(db))
+                engine = db if isinstance(db, AsyncEngine) else make_engine(database_url(db))
             node = await begin(app, engine)
         except Exception as exc:  # a fault of the disk or the database is said in one line; a bug is not
             file = engine.url.database if engine is not None and engine.dialect.name == "sqlite" else None

@@ -196,6 +196,8 @@ class Lobby:
             await self.journal.table_created(stored)
             if seats is not None:
                 await actor.seat_everyone(seats, owner)
+        except TableError:
+            raise  # refused with a reason of its own (a process that cannot keep a table just now): no fault here
         except Exception as exc:
             if not isinstance(exc, WriteRefused):  # (the journal said why)
                 log.exception("could not store the new table %s", table_id, extra={"table": table_id, "seat": None})

@@ -16,7 +16,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from server.cli.commands import summary
 from server.startup import StartFault, unusable
 
-__all__ = ["check_database", "read_only", "register"]
+__all__ = ["check_database", "read_only", "ready", "register"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -77,6 +77,34 @@ async def check_database(url: str | None) -> str | None:
         database = sqlite_path(database_url(url))
         return described(exc, None if database is None else str(database)) or unusable(exc)
     return None
+
+
+async def ready(url: str | None) -> bool:
+    """Whether the PostgreSQL database at ``url`` can be written to and is at this code's schema
+    already, found on a plain connection in a few round trips (an engine's first connection costs a
+    dozen, and Alembic's look dozens more: a start pays for each, from as far away as the database
+    is). False for anything else (SQLite, an empty database, another schema, a read-only database,
+    one that cannot be reached), which `check_database` looks at in full, and says why."""
+    import asyncpg
+
+    from server.store.migrate import head_revision
+    from server.store.session import database_url, postgresql_options
+
+    parsed = make_url(database_url(url))
+    if parsed.get_backend_name() != "postgresql":
+        return False
+    dsn = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
+    try:
+        connection = await asyncpg.connect(dsn, **postgresql_options())
+        try:  # (an empty database has no alembic_version: refused, and looked at in full)
+            rows = await connection.fetch(
+                "SELECT current_setting('transaction_read_only') = 'off', version_num FROM alembic_version"
+            )
+        finally:
+            await connection.close(timeout=5)
+    except (OSError, asyncpg.PostgresError):
+        return False
+    return [tuple(row) for row in rows] == [(True, head_revision())]
 
 
 async def read_only(url: str | None) -> str | None:

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import secrets
 import socket
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server import logs, metrics
 from server.cli.arguments import whole_number
@@ -120,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     from server.heads import Heads, head_protocol
     from server.origins import OriginError, configured
     from server.startup import StartFault
-    from server.store.session import database_url
+    from server.store.session import database_url, make_engine
     from server.wire import UVICORN_OPTIONS
     from server.ws import SocketConfig
 
@@ -182,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
             metrics_server.close()
         return _refuse(str(exc))
     club = ClubConfig(secret, mode=args.club_mode, base_url=base_url, announce=not args.no_admin_link)
-    db = "memory" if url is None else url
+    db = "memory" if url is None else make_engine(url)
 
     def ready() -> None:
         if args.listen_fd is None:  # (a worker's port is announced by the process that watches it)
@@ -205,10 +207,18 @@ def run(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         from server.cli.db import check_database
+        from server.cli.db import ready as at_head
         from server.startup import unusable
         from server.store.lock import DatabaseBusy, hold
 
         lock = None
+        # Beside taking the lock, on PostgreSQL: a look at the schema that changes nothing, and the
+        # engine's first connection (with the driver's first look at the database): a dozen round
+        # trips, which a start would otherwise wait for one after another, from as far away as the
+        # database is. (A SQLite file is not opened before it is locked.)
+        early: list[asyncio.Future[Any]] = []
+        if url is not None and not isinstance(db, str) and db.dialect.name == "postgresql":
+            early = [asyncio.ensure_future(at_head(url)), asyncio.ensure_future(_connect(db))]
         try:
             if url is not None:
                 try:
@@ -217,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
                     return _refuse(str(exc))
                 except (OSError, asyncpg.PostgresError) as exc:
                     return _refuse(unusable(exc))
-                problem = await check_database(url)
+                problem = None if early and await early[0] else await check_database(url)
                 if problem:
                     return _refuse(problem)
             if not public and args.host in ("0.0.0.0", "::"):
@@ -252,8 +262,13 @@ def run(args: argparse.Namespace) -> int:
                     helper.cancel()
             return 1 if lost else 0
         finally:
+            for task in early:
+                task.cancel()
+            await asyncio.gather(*early, return_exceptions=True)
             if lock is not None:
                 await lock.release()
+            if not isinstance(db, str):
+                await db.dispose()  # (once the app has, or when it never ran)
 
     try:
         with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
@@ -264,6 +279,13 @@ def run(args: argparse.Namespace) -> int:
         listener.close()
         if metrics_server is not None:
             metrics_server.close()
+
+
+async def _connect(engine: AsyncEngine) -> None:
+    """Open the engine's first connection, and leave it in its pool (a failure is the lock's to say)."""
+    with contextlib.suppress(Exception):
+        async with engine.connect():
+            pass
 
 
 def _cluster_problem(url: str | None, redis: str | None, workers: int | None) -> str | None:

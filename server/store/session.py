@@ -86,11 +86,14 @@ def make_engine(url: str, **options: Any) -> AsyncEngine:
     if postgresql:
         extra["connect_args"] = postgresql_options()
         extra["pool_pre_ping"] = False  # `_ping` instead
+        # The connection handed back last is handed out first: it has rested least (no `_ping`) and
+        # has the statements just run prepared (a statement new to a connection costs a round trip
+        # more); those left at the bottom of the pool rest, and are pinged when next used.
+        extra["pool_use_lifo"] = True
     engine = create_async_engine(url, **{"pool_pre_ping": not url.startswith("sqlite"), **extra, **options})
     if engine.dialect.name == "sqlite":
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     elif postgresql and "pool_pre_ping" not in options:
-        event.listen(engine.sync_engine, "connect", _rested_since)
         event.listen(engine.sync_engine, "checkin", _rested_since)
         event.listen(engine.sync_engine, "checkout", _ping)
     return engine
@@ -115,9 +118,11 @@ def _ping(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
     answered then. If the database dropped it meanwhile (it restarted within the second, or
     someone ended its session), the statement fails as on a lost connection: the connection is
     dropped, a write is looked for and, not found, refused (`server/storage`) and made again as
-    any refused write is, and a read answers 503 once.
+    any refused write is, and a read answers 503 once. Nor is a new connection, which has not been
+    in the pool yet (it answered as it was made, with the engine's first look at the database too).
     """
-    if time.monotonic() - record.info.get("rested_since", -RESTED) < RESTED:
+    rested_since = record.info.get("rested_since")  # (the record's info goes with its connection)
+    if rested_since is None or time.monotonic() - rested_since < RESTED:
         return
     try:
         await_(dbapi_connection.driver_connection.execute("SELECT 1"))

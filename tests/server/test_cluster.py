@@ -159,6 +159,7 @@ class _Player:
     acked: int = 0  # actions the server acknowledged
     unanswered: int = 0  # actions whose answer never came (the socket closed first): stored or not
     acked_at: list[float] = field(default_factory=list)
+    answered_in: list[float] = field(default_factory=list)  # seconds from each acknowledged move to its ack
     connections: int = 0
     stop: bool = False
     paused: bool = False  # it makes no move meanwhile, but keeps its socket
@@ -200,6 +201,7 @@ class _Player:
                 mark = client.mark()
                 await client.wait_for(lambda m=mark: client.mark() > m or self.stop, "a frame", timeout=30)
                 continue
+            sent = time.monotonic()
             try:
                 answer = await client.act(move, timeout=self.answer_within)
             except AssertionError:
@@ -208,6 +210,7 @@ class _Player:
             if answer["t"] == "ack":
                 self.acked += 1
                 self.acked_at.append(time.monotonic())
+                self.answered_in.append(self.acked_at[-1] - sent)
             else:
                 await asyncio.sleep(0.05)  # refused (rate, a stale window): look again at the next frame
 
