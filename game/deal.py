@@ -15,11 +15,12 @@ from game.actions import Action, ActionType
 from game.claims import ClaimWindow, WindowKind
 from game.dangerous_game import dangers
 from game.errors import IllegalActionError, Reason
+from game.hand import shanten
 from game.melds import Meld, MeldKind
 from game.notation import format_tiles
 from game.rules import Rules
 from game.shapes import chows_allowed, complete, completing_tiles
-from game.tiles import NUM_KINDS, TILES, WINDS, Tile
+from game.tiles import NUM_KINDS, NUM_PLAYING_KINDS, TILES, WINDS, Tile
 from game.wall import Wall
 
 __all__ = ["Deal", "DealPhase", "DealResult", "Discard", "Event", "Termination"]
@@ -136,9 +137,12 @@ class Deal:
         self.pao: dict[int, tuple[int, str]] = {}  # seat → (seat whose discard makes it pay alone, "dragons" | "winds")
         self.calls: list[str | None] = [None] * 4  # R5.4 Original Call: None, "declared" or "broken" (public)
         self.liable: dict[int, int] = {}  # R11.6: seat → the seat whose dangerous discard it last claimed
-        # The last turn's actions, keyed by everything they depend on: a live table asks for them
-        # several times per action (validating it, each seat's view, a timer), and each asks `complete`.
-        self._turn_cache: tuple[tuple[object, ...], tuple[Action, ...]] | None = None
+        self.step = 0  # actions applied to this deal so far: numbers its states
+        # Each seat's legal actions at this step, found once: a table, a bot's view of its seat, a timer
+        # and the check in `apply` all ask for them, and finding a turn's actions asks `complete`.
+        self._legal: dict[int, tuple[bytes, tuple[Action, ...]]] = {}  # seat → (its tiles, its actions)
+        self._legal_step = 0
+        self._readiness: list[tuple[bytes, bool]] = [(b"", True)] * 4  # each seat's hand, and whether it is ready
 
     # ----------------------------------------------------------------- deal
     @classmethod
@@ -204,11 +208,26 @@ class Deal:
 
     def _can_win_with(self, seat: int, tile: Tile) -> bool:
         hand = self.hands[seat]
+        if self.rules.special_hands != "bmja" and not self._ready_now(seat, hand):
+            return False  # no tile completes a hand that is not ready (the BMJA's special shapes aside)
         hand[tile] += 1
         try:
             return complete(hand, self.melds[seat], self.rules)
         finally:
             hand[tile] -= 1
+
+    def _ready_now(self, seat: int, hand: list[int]) -> bool:
+        """Whether the seat's concealed tiles are one tile from a standard win or Thirteen Orphans: asked
+        of every other seat at every discard, and kept while the seat's hand stays as it is."""
+        key = bytes(hand)
+        known, ready = self._readiness[seat]
+        if known != key:
+            try:
+                ready = shanten(hand[:NUM_PLAYING_KINDS]) <= 0
+            except ValueError:  # not a hand waiting for a tile (3k + 1 of them): let the win check judge
+                ready = True
+            self._readiness[seat] = (key, ready)
+        return ready
 
     def _sacred_blocks(self, seat: int, tile: Tile) -> bool:
         # R6.7: no win on a discard of a tile discarded since one's own last live-wall draw,
@@ -220,23 +239,27 @@ class Deal:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Exactly the actions ``seat`` may take now (empty when it has nothing to do)."""
+        return list(self.legal(seat))
+
+    def legal(self, seat: int) -> tuple[Action, ...]:
+        """:meth:`legal_actions` as a tuple, found once per step of the deal and shared until it changes
+        (or the seat's tiles do: the discards offered are the tiles held now)."""
+        hand = bytes(self.hands[seat])
+        if self._legal_step != self.step:
+            self._legal.clear()
+            self._legal_step = self.step
+        found = self._legal.get(seat)
+        if found is None or found[0] != hand:
+            found = self._legal[seat] = (hand, tuple(self._find_legal(seat)))
+        return found[1]
+
+    def _find_legal(self, seat: int) -> list[Action]:
         if self.phase is DealPhase.TURN:
-            return self._turn_actions(seat) if seat == self.current else []
+            return self._find_turn_actions(seat, self.hands[seat]) if seat == self.current else []
         if self.phase in (DealPhase.CLAIM, DealPhase.ROB):
             assert self.window is not None
             return list(self.window.options.get(seat, ()))
         return []
-
-    def _turn_actions(self, seat: int) -> list[Action]:
-        hand = self.hands[seat]
-        key: tuple[object, ...] = (seat, *hand, self.must_discard, self.wall.dead_count > 0, self.drawn)
-        key += (self._may_call(seat), self.calls[seat], *self.melds[seat])
-        cached = self._turn_cache
-        if cached is not None and cached[0] == key:
-            return list(cached[1])
-        actions = self._find_turn_actions(seat, hand)
-        self._turn_cache = (key, tuple(actions))
-        return actions
 
     def _may_call(self, seat: int) -> bool:
         """R5.4: Original Call is declared with the seat's first discard of the deal, once."""
@@ -290,9 +313,10 @@ class Deal:
         :raises IllegalActionError: (with the reason) if the action is not legal now; the deal is unchanged.
         """
         action = self._normalise(action)
-        if action not in self.legal_actions(seat):
+        if action not in self.legal(seat):
             reason, message = self._why_illegal(seat, action)
             raise IllegalActionError(reason, message)
+        self.step += 1
         events: list[Event] = []
         if self.phase is DealPhase.TURN:
             self._apply_turn(seat, action, events)

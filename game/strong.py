@@ -37,7 +37,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from game.acceptance import IS_MAJOR, outs, tile_acceptance
+from game.acceptance import IS_MAJOR, outs, shanten_after_discards, tile_acceptance
 from game.actions import Action, ActionType
 from game.danger import TableRead, deal_in_extra, read_danger
 from game.seatview import SeatView, SeenMeld
@@ -429,18 +429,12 @@ class Mind:
         assert kong.tile is not None
         k = int(kong.tile)
         hand = self.hand
-        before = min(self._after_discard(hand, j) for j in range(34) if hand[j])
+        before = min(shanten_after_discards(hand, orphans=not self.melds))
         n = hand[k]
         hand[k] = 0
         after = tile_acceptance(hand, self.unseen, orphans=False)[0]
         hand[k] = n
         return after <= before
-
-    def _after_discard(self, hand: list[int], k: int) -> int:
-        hand[k] -= 1
-        s = tile_acceptance(hand, self.unseen, orphans=not self.melds)[0]
-        hand[k] += 1
-        return s
 
 
 _SUIT_NAMES = ("bamboo", "characters", "dots")
