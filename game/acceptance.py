@@ -5,6 +5,7 @@ it a step closer; for a ready hand, each winning tile's copies weighed by how li
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,7 +40,12 @@ def _tables() -> Tables:
 
 def outs(seen: SeatView) -> tuple[float, ...]:
     """How likely each kind is to come to a ready hand, per unseen copy, as :data:`_OUT_WEIGHT` weighs it."""
-    thrown = {int(d.tile) for d in seen.discards if d.seat != seen.seat}
+    return _outs(frozenset(int(d.tile) for d in seen.discards if d.seat != seen.seat))
+
+
+@functools.lru_cache(maxsize=1024)
+def _outs(thrown: frozenset[int]) -> tuple[float, ...]:
+    """:func:`outs` when the other seats have thrown the kinds ``thrown``."""
     weights = []
     for k in range(34):
         w = _OUT_HONOUR if k >= 27 else _OUT_RANK[k % 9]
@@ -153,24 +159,52 @@ def _improvers(hand: Sequence[int], orphans: bool) -> tuple[int, tuple[int, ...]
                 if raw[k] >= 2:
                     paired = 1
         shanten = min(shanten, 13 - distinct - paired)
-    values: list[tuple[int, int]] = []  # (kind, shanten with one more of it), in tile order
-    values += ((r, table[three[two[cls][c1]][c2]][ch]) for r, cls in _more(s0, orphans, suit_class))
-    values += ((9 + r, table[three[two[c0][cls]][c2]][ch]) for r, cls in _more(s1, orphans, suit_class))
-    values += ((18 + r, table[three[ab][cls]][ch]) for r, cls in _more(s2, orphans, suit_class))
-    values += ((27 + r, table[abc][cls]) for r, cls in _more(hp, None, t.honour_class))
-    better = []
-    for k, value in values:
-        if orphans:
-            if IS_MAJOR[k]:
-                n = raw[k]
-                value = min(value, 13 - distinct - (1 if n == 0 else 0) - (1 if paired or n >= 1 else 0))
-            else:
-                value = min(value, 13 - distinct - paired)
-        if value < shanten:
-            better.append(k)
+    better: list[int] = []
+    if orphans:
+        # Another tile of a kind that is no major brings the hand closer only by the standard shape; one
+        # of a major also when it adds a new major, or the pair, to Thirteen Orphans.
+        for r, cls in _more(s0, True, suit_class):
+            if table[three[two[cls][c1]][c2]][ch] < shanten or (
+                r in (0, 8) and _orphan(raw[r], distinct, paired) < shanten
+            ):
+                better.append(r)
+        for r, cls in _more(s1, True, suit_class):
+            if table[three[two[c0][cls]][c2]][ch] < shanten or (
+                r in (0, 8) and _orphan(raw[9 + r], distinct, paired) < shanten
+            ):
+                better.append(9 + r)
+        for r, cls in _more(s2, True, suit_class):
+            if table[three[ab][cls]][ch] < shanten or (
+                r in (0, 8) and _orphan(raw[18 + r], distinct, paired) < shanten
+            ):
+                better.append(18 + r)
+        row = table[abc]
+        for r, cls in _more(hp, None, t.honour_class):
+            if row[cls] < shanten or _orphan(raw[27 + r], distinct, paired) < shanten:
+                better.append(27 + r)
+    else:  # the same without Thirteen Orphans
+        three_ab, row = three[ab], table[abc]
+        for r, cls in _more(s0, False, suit_class):
+            if table[three[two[cls][c1]][c2]][ch] < shanten:
+                better.append(r)
+        two_c0 = two[c0]
+        for r, cls in _more(s1, False, suit_class):
+            if table[three[two_c0[cls]][c2]][ch] < shanten:
+                better.append(9 + r)
+        for r, cls in _more(s2, False, suit_class):
+            if table[three_ab[cls]][ch] < shanten:
+                better.append(18 + r)
+        for r, cls in _more(hp, None, t.honour_class):
+            if row[cls] < shanten:
+                better.append(27 + r)
     _bound(_BETTER)
     found = _BETTER[key] = (shanten, tuple(better))
     return found
+
+
+def _orphan(n: int, distinct: int, paired: int) -> int:
+    """Thirteen Orphans shanten once a major held ``n`` times is added to a hand of ``distinct`` majors."""
+    return 13 - distinct - (1 if n == 0 else 0) - (1 if paired or n >= 1 else 0)
 
 
 def _more(part: bytes, orphans: bool | None, classes: dict[bytes, int]) -> tuple[tuple[int, int], ...]:

@@ -15,12 +15,12 @@ from game.actions import Action, ActionType
 from game.claims import ClaimWindow, WindowKind
 from game.dangerous_game import dangers
 from game.errors import IllegalActionError, Reason
-from game.hand import shanten
+from game.hand import standard_shanten
 from game.melds import Meld, MeldKind
 from game.notation import format_tiles
 from game.rules import Rules
 from game.shapes import chows_allowed, complete, completing_tiles
-from game.tiles import NUM_KINDS, NUM_PLAYING_KINDS, TILES, WINDS, Tile
+from game.tiles import NUM_KINDS, TILES, WINDS, Tile
 from game.wall import Wall
 
 __all__ = ["Deal", "DealPhase", "DealResult", "Discard", "Event", "Termination"]
@@ -41,6 +41,21 @@ _CHOWS = {
     for b in (a + 1, a + 2)
     if b // 9 == a // 9
 }
+
+
+_MAJOR_KINDS = tuple(int(t) for t in TILES if t.is_major)
+
+
+def _orphans_ready(hand: list[int]) -> bool:
+    """Whether 13 concealed tiles are one tile from Thirteen Orphans (R10.3): every major but one, one
+    of them paired, or all thirteen single."""
+    distinct = paired = 0
+    for k in _MAJOR_KINDS:
+        n = hand[k]
+        if n:
+            distinct += 1
+            paired |= n >= 2
+    return distinct + paired >= 13
 
 
 class DealPhase(StrEnum):
@@ -223,7 +238,7 @@ class Deal:
         known, ready = self._readiness[seat]
         if known != key:
             try:
-                ready = shanten(hand[:NUM_PLAYING_KINDS]) <= 0
+                ready = standard_shanten(hand) <= 0 or _orphans_ready(hand)
             except ValueError:  # not a hand waiting for a tile (3k + 1 of them): let the win check judge
                 ready = True
             self._readiness[seat] = (key, ready)
