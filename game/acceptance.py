@@ -12,7 +12,7 @@ from typing import Any
 from game.seatview import SeatView
 from game.suit_tables import Tables, tables
 
-__all__ = ["IS_MAJOR", "MAJORS", "NOT_HELD", "outs", "shanten_after_discards", "tile_acceptance"]
+__all__ = ["IS_MAJOR", "MAJORS", "NOT_HELD", "forget", "outs", "shanten_after_discards", "tile_acceptance"]
 
 MAJORS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)  # terminals and honours
 IS_MAJOR = tuple(k in MAJORS for k in range(34))
@@ -129,6 +129,13 @@ _AFTER: dict[bytes, tuple[int, ...]] = {}
 _BETTER: dict[bytes, tuple[int, tuple[int, ...]]] = {}
 _MORE: dict[bytes, tuple[tuple[int, int], ...]] = {}
 _LESS: dict[bytes, tuple[tuple[int, int], ...]] = {}
+
+
+def forget() -> None:
+    """Forget every hand's figures kept so far (for a benchmark that plays the same games again)."""
+    for memo in (_AFTER, _BETTER, _MORE, _LESS):
+        memo.clear()
+    _outs.cache_clear()
 
 
 def _bound(memo: dict[bytes, Any]) -> None:

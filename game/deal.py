@@ -301,14 +301,15 @@ class Deal:
         return bool(completing_tiles(hand[:34], self.melds[seat], held[:34], self.rules))
 
     def _find_turn_actions(self, seat: int, hand: list[int]) -> list[Action]:
-        discards = [_DISCARDS[k] for k in range(34) if hand[k]] + self._call_actions(seat, hand)
+        held = [k for k in range(34) if hand[k]]
+        discards = [_DISCARDS[k] for k in held] + self._call_actions(seat, hand)
         if self.must_discard:  # after a pung or chow claim: discard, nothing else (R6.1)
             return discards
         actions: list[Action] = []
         if self.calls[seat] != "broken" and complete(hand, self.melds[seat], self.rules):
             actions.append(_WIN)
         if self.wall.dead_count > 0:  # no kong while the dead wall is empty (R5.2)
-            actions.extend(_KONGS[k] for k in range(34) if hand[k] == 4)
+            actions.extend(_KONGS[k] for k in held if hand[k] == 4)
             if self.drawn is not None and hand[self.drawn] and self._has_exposed_pung(seat, self.drawn):
                 actions.append(_KONGS[self.drawn])  # R5.2c: the tile just drawn only
         return actions + discards

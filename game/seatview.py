@@ -208,23 +208,20 @@ class SeatViewCache:
 
     def discards(self, deal: Deal) -> tuple[SeenDiscard, ...]:
         """Every discard in the order played. Only the latest discard is ever claimed (R6), so the
-        count and the latest one's claim say what changed."""
-        count, (known, claim) = len(deal.discards), self._discard_key
+        count and the latest one's claim say what changed, and only the last one seen may have."""
+        count = len(deal.discards)
         key = (count, deal.discards[-1].claimed_by if count else None)
         if key != self._discard_key:
             seen, shown = self._discards, self._shown
-            if count > known and (known == 0 or deal.discards[known - 1].claimed_by == claim):
-                added = tuple(_seen_discard(d) for d in deal.discards[known:])  # appended
-                seen += added
-            else:
-                for d in seen:
-                    if d.claimed_by is None:
-                        shown[d.tile] -= 1
-                seen = added = tuple(_seen_discard(d) for d in deal.discards)
+            keep = max(0, len(seen) - 1) if count >= len(seen) else 0
+            for d in seen[keep:]:
+                if d.claimed_by is None:
+                    shown[d.tile] -= 1
+            added = tuple(_seen_discard(d) for d in deal.discards[keep:])
             for d in added:
                 if d.claimed_by is None:
                     shown[d.tile] += 1
-            self._discards, self._discard_key = seen, key
+            self._discards, self._discard_key = seen[:keep] + added, key
         return self._discards
 
     def shown(self) -> list[int]:
