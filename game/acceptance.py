@@ -9,8 +9,8 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
+from game.hand_tables import Tables, tables
 from game.seatview import SeatView
-from game.suit_tables import Tables, tables
 
 __all__ = ["IS_MAJOR", "MAJORS", "NOT_HELD", "forget", "outs", "shanten_after_discards", "tile_acceptance"]
 

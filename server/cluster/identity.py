@@ -15,6 +15,7 @@ from sqlalchemy import select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from server.startup import StartFault
 from server.store.models import SettingRow
 
 __all__ = ["cluster_prefix"]
@@ -27,6 +28,7 @@ async def cluster_prefix(engine: AsyncEngine) -> str:
     ``engine``: the same for every process on that database, however it is reached.
 
     :raises sqlalchemy.exc.DBAPIError: when the database cannot be read (or, the first time, written).
+    :raises StartFault: when the setting holds no id (changed by hand).
     """
     mine = {"id": secrets.token_hex(8)}
     written = insert(SettingRow).values(key=KEY, value=mine).on_conflict_do_nothing(index_elements=["key"])
@@ -37,5 +39,8 @@ async def cluster_prefix(engine: AsyncEngine) -> str:
         database = await connection.scalar(text("SELECT current_database()"))
     ident = value.get("id") if isinstance(value, dict) else None
     if not isinstance(ident, str) or not ident:
-        raise ValueError(f"the setting {KEY!r} holds no cluster id: {value!r}")
+        raise StartFault(
+            f"the setting {KEY!r} in the database holds no cluster id ({value!r}): stop every process, delete it "
+            f"(DELETE FROM settings WHERE key = '{KEY}') and start them again"
+        )
     return f"sparrow:{ident}:{database}:"

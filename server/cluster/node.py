@@ -315,8 +315,8 @@ class Node:
         await self.leases.release(table_ids)
 
     def _stale(self, table_id: str) -> None:
-        """A write of ``table_id`` was refused as stale: another process has it now."""
-        log.error("cluster: table %s was taken over by another process; it stops here", table_id)
+        """A write of ``table_id`` was refused as stale: another process has it now (the journal said so)."""
+        log.debug("cluster: table %s was taken over by another process; it stops here", table_id)
         self._drop(table_id)
 
     def _drop(self, table_id: str) -> None:

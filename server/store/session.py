@@ -16,6 +16,8 @@ from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.util import await_
 
+from server.startup import StartFault, cannot
+
 __all__ = [
     "CONNECT_TIMEOUT",
     "LOCK_TIMEOUT",
@@ -45,7 +47,10 @@ COMMAND_TIMEOUT = STATEMENT_TIMEOUT + 2  # the driver's own bound on an answer (
 
 
 def database_url(url: str | None = None, data_dir: Path | None = None) -> str:
-    """The database to use: ``url``, else ``$SPARROW_DB``, else ``sqlite`` in ``data_dir`` (./data)."""
+    """The database to use: ``url``, else ``$SPARROW_DB``, else ``sqlite`` in ``data_dir`` (./data).
+
+    :raises StartFault: when the data folder is wanted and cannot be made.
+    """
     chosen = url or os.environ.get("SPARROW_DB")
     if chosen:
         parsed = make_url(chosen)
@@ -55,7 +60,10 @@ def database_url(url: str | None = None, data_dir: Path | None = None) -> str:
             chosen = parsed.set(drivername="sqlite+aiosqlite").render_as_string(hide_password=False)
         return chosen
     folder = data_dir or Path(os.environ.get("SPARROW_DATA", DEFAULT_DATA_DIR))
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StartFault(cannot("make the data folder", folder, exc)) from None
     return f"sqlite+aiosqlite:///{(folder / 'sparrow.db').resolve()}"
 
 
