@@ -132,12 +132,13 @@ _ORPHANS: list[int] = []
 _SEVEN_PAIRS: list[int] = []
 _LOADED = False
 
-_SPLIT = struct.Struct("9s9s9s7s").unpack
-"""bytes of a count vector (34 entries) → its three suits' and the honours' bytes, in one call."""
+_SPLIT = struct.Struct("9s9s9s7s").unpack_from
+"""bytes of a count vector → its three suits' and the honours' bytes, in one call (the bonus entries of
+a 42-entry vector are left out; fewer than 34 entries raise struct.error)."""
 _OPEN = 13  # an incomplete component in the win check: any sum holding it is past _WIN's True entries
 _WIN = tuple(_ONE_PAIR_MIN <= shape <= _ONE_PAIR_MAX for shape in range(4 * _OPEN + 1))
 """By the sum of the four components' complete values: whether that is sets plus exactly one pair."""
-_BAD_ITEMS = (TypeError, ValueError, struct.error)  # not small ints, or not 34 of them: the checked path
+_BAD_ITEMS = (TypeError, ValueError, struct.error)  # not small ints, or too few: the checked path
 
 
 def _load() -> None:
@@ -219,7 +220,7 @@ def is_win(counts: Sequence[int]) -> bool:
     kind = type(counts)
     if kind is list or kind is tuple:  # bytearray() reads their items as ints 0–255, or raises
         try:
-            a, b, c, d = _SPLIT(bytearray(counts))  # struct.error unless exactly 34 of them
+            a, b, c, d = _SPLIT(bytearray(counts))
         except _BAD_ITEMS:
             return _is_win_checked(counts)
         if _WIN[
