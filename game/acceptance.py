@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from game.hand_tables import Tables, tables
 from game.seatview import SeatView
-from game.suit_tables import Tables, tables
 
 __all__ = ["IS_MAJOR", "MAJORS", "outs", "tile_acceptance"]
 

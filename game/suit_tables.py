@@ -1,4 +1,7 @@
-"""Lookup tables behind :mod:`game.hand` (private to ``game``): built once, with numpy, on first use.
+"""Lookup tables behind :mod:`game.hand` (private to ``game``): how they are built, with numpy.
+
+:func:`build` makes them; :func:`game.hand_tables.tables` is how the rest of ``game`` gets them (built once
+and kept in a cache file, so that most processes load them instead of importing numpy and building).
 
 A hand's concealed tiles split into four independent *components*: the three suits (9 ranks each)
 and the honours (7 kinds; pungs and pairs only, no runs). For one component with count vector
@@ -34,45 +37,19 @@ The win check uses smaller dicts still, of the complete component vectors alone.
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
-
 import numpy as np
 import numpy.typing as npt
 
-__all__ = [
-    "COMMON_TILES",
-    "INVALID",
-    "MAX_TILES",
-    "NO_FORM",
-    "ORPHANS_SHIFT",
-    "SEVEN_PAIRS_MASK",
-    "Tables",
-    "tables",
-    "component_distances",
-]
+from game.hand_tables import COMMON_TILES, INVALID, MAX_TILES, NO_FORM, ORPHANS_SHIFT, SEVEN_PAIRS_MASK, Tables, tables
 
-MAX_TILES = 14
-"""Largest concealed part of a hand: four sets and a pair."""
-
-INVALID = 99
-"""Entry of :attr:`Tables.shanten` for a tile count that is no hand (0 mod 3, or more than 14)."""
-
-NO_FORM = 98
-"""Entry of :attr:`Tables.orphans` and :attr:`Tables.seven_pairs` for a hand of other than 13 or 14 tiles."""
-
-COMMON_TILES = 8
-"""Most tiles of one component in :attr:`Tables.suit_common` and :attr:`Tables.honour_common`."""
+__all__ = ["INVALID", "MAX_TILES", "Tables", "build", "tables", "component_distances"]
 
 # Special counts: bit fields of one int, each wide enough for its sum over the four components of a
 # hand of at most 14 tiles (so they add up without carrying); the tile count, 6 bits wide at the
 # bottom, is exact for any four common components (at most 32 tiles).
 _N, _PAIRS, _KINDS = 0, 6, 9  # tile count, kinds held twice or more (≤ 7), kinds held (≤ 14)
 _N2, _MAJORS, _MAJOR_PAIRS = 13, 19, 23  # tile count again, majors held (≤ 13), majors held twice or more (≤ 7)
-ORPHANS_SHIFT = _N2
-"""A sum of special counts shifted right by this indexes :attr:`Tables.orphans`."""
-SEVEN_PAIRS_MASK = (1 << _N2) - 1
-"""A sum of special counts masked by this indexes :attr:`Tables.seven_pairs`."""
+assert ORPHANS_SHIFT == _N2 and SEVEN_PAIRS_MASK == (1 << _N2) - 1  # as game.hand_tables reads them
 
 _MAX_SETS = 4
 _SHAPES = tuple((m, p) for m in range(_MAX_SETS + 1) for p in range(2))  # index 2m + p
@@ -83,43 +60,6 @@ _Bool = npt.NDArray[np.bool_]
 _Int8 = npt.NDArray[np.int8]
 _Int64 = npt.NDArray[np.int64]
 _Group = tuple[tuple[int, int], ...]  # (axis, how many tiles of that kind)
-
-
-@dataclass(frozen=True, slots=True)
-class Tables:
-    """Everything :mod:`game.hand` looks up; see the module docstring."""
-
-    suit_class: dict[bytes, int]
-    """``bytes`` of one suit's 9 counts (at most 14 tiles, each count 0–4) → suit class."""
-    honour_class: dict[bytes, int]
-    """``bytes`` of the 7 honour counts → honour class."""
-    two_suits: list[list[int]]
-    """[suit class][suit class] → class of the two suits together."""
-    three_suits: list[list[int]]
-    """[two-suit class][suit class] → class of the three suits together."""
-    shanten: list[list[int]]
-    """[three-suit class][honour class] → standard shanten of the whole hand, or :data:`INVALID`."""
-    standard: list[list[list[list[int]]]]
-    """[suit class][suit class][suit class][honour class] → standard shanten of the whole hand, or
-    :data:`INVALID`: the three tables above, composed (rows are shared, not copied)."""
-    suit_common: dict[bytes, tuple[int, int]]
-    """``bytes`` of one suit's 9 counts, at most :data:`COMMON_TILES` tiles → (class, special counts)."""
-    honour_common: dict[bytes, tuple[int, int]]
-    """The same for the 7 honour counts."""
-    orphans: list[int]
-    """[sum of the four components' special counts >> ORPHANS_SHIFT] → Thirteen Orphans shanten of a
-    hand of 13 or 14 tiles (−1: complete), else :data:`NO_FORM` (:data:`INVALID` past 14 tiles)."""
-    seven_pairs: list[int]
-    """[sum of special counts & SEVEN_PAIRS_MASK] → seven pairs shanten of a hand of 13 or 14 tiles
-    (four alike are one pair, not two), else :data:`NO_FORM`."""
-    suit_complete: dict[bytes, int]
-    """Suit vectors that are exactly sets (value: number of sets) or sets + a pair (value + 8)."""
-    honour_complete: dict[bytes, int]
-    """The same for honour vectors (pungs and at most one pair)."""
-    suit_rows: tuple[tuple[int, ...], ...]
-    """Per suit class: its tile count, then its ten distances D[m, p] at index 2m + p."""
-    honour_rows: tuple[tuple[int, ...], ...]
-    """The same per honour class."""
 
 
 def _axis_slice(ndim: int, axis: int, index: int | slice) -> tuple[int | slice, ...]:
@@ -312,9 +252,8 @@ def _seven_pairs_table() -> list[int]:
     return table
 
 
-@functools.cache
-def tables() -> Tables:
-    """The lookup tables, built on the first call (a second or two of CPU) and kept."""
+def build() -> Tables:
+    """The lookup tables, built now (a second or two of CPU; :func:`tables` keeps them in a cache file)."""
     suit_class, suit_rows, suit_common, suit_complete = _component(9, chows=True, majors=(0, 8))
     honour_class, honour_rows, honour_common, honour_complete = _component(7, chows=False, majors=tuple(range(7)))
     two_suits, two_rows = _combine(suit_rows, suit_rows)

@@ -24,6 +24,7 @@ from game.hand import standard_shanten
 from game.rules import Rules
 from game.rulesets import ruleset
 from server.cli.arguments import add_ruleset, whole_number
+from server.cli.commands import summary
 
 __all__ = ["register", "run_arena"]
 
@@ -37,7 +38,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``arena`` sub-command."""
     p = sub.add_parser(
         "arena",
-        help="four bots play N hands in duplicate; win, deal-in and score figures per bot",
+        help=summary("arena"),
         description="Four bots (one per seat) play N hands. Each wall is played four times with the bots "
         "rotated through the seats (duplicate), so the luck of the deal cancels out; N is rounded up to a "
         "multiple of 4. The same arguments give the same figures; only the speeds vary.",

@@ -13,6 +13,8 @@ from pathlib import Path
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
+from server.cli.commands import summary
+
 __all__ = ["check_database", "read_only", "register"]
 
 
@@ -20,7 +22,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``db`` sub-command."""
     parser = sub.add_parser(
         "db",
-        help="database migrations, backups and restores",
+        help=summary("db"),
         description="Database schema migrations (Alembic), and backups of a SQLite database: 'backup FILE' "
         "copies it, also while a server runs; 'restore FILE' puts a backup in its place while no server runs.",
     )

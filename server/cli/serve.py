@@ -15,6 +15,7 @@ from sqlalchemy.exc import ArgumentError
 
 from server import logs, metrics
 from server.cli.arguments import whole_number
+from server.cli.commands import summary
 from server.rates.policy import LimitError, Limits
 
 __all__ = ["register"]
@@ -24,7 +25,7 @@ log = logging.getLogger("sparrow.serve")
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``serve`` sub-command."""
-    parser = sub.add_parser("serve", help="run the Sparrow server", description="Run the Sparrow server.")
+    parser = sub.add_parser("serve", help=summary("serve"), description="Run the Sparrow server.")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     port = whole_number(0, 65535, "a port number")
     parser.add_argument("--port", type=port, default=8000, help="port to listen on (default 8000)")

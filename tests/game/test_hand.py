@@ -27,8 +27,9 @@ from game.hand import (
     standard_shanten,
     waits,
 )
+from game.hand_tables import COMMON_TILES, tables
 from game.notation import format_tiles
-from game.suit_tables import COMMON_TILES, component_distances, tables
+from game.suit_tables import component_distances
 from game.tiles import Tile
 
 ANSWERS = Path(__file__).parent.parent / "data" / "hand_answers.txt"
