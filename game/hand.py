@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Literal
 
-from game.hand_tables import INVALID, MAX_TILES, ORPHANS_SHIFT, SEVEN_PAIRS_MASK, tables
+from game.hand_tables import INVALID, MAX_TILES, ORPHANS_SHIFT, SEVEN_PAIRS_MASK, special_counts, tables
 from game.notation import format_tiles, parse_tiles
 from game.tiles import MAJORS, NUM_PLAYING_KINDS, Tile
 
@@ -123,6 +123,8 @@ def counts_of(tiles: Iterable[Tile] | str) -> list[int]:
 # checked path, which loads them.
 _SUIT_COMMON: dict[bytes, tuple[int, int]] = {}  # vectors of at most 8 tiles → (class, special counts)
 _HONOUR_COMMON: dict[bytes, tuple[int, int]] = {}
+_SUIT_COMMON_CLASS: dict[bytes, int] = {}  # the same vectors → class alone
+_HONOUR_COMMON_CLASS: dict[bytes, int] = {}
 _SUIT_CLASS: dict[bytes, int] = {}  # every vector → class
 _HONOUR_CLASS: dict[bytes, int] = {}
 _SUIT_COMPLETE: dict[bytes, int] = {}  # complete vectors → sets + 8 × pairs
@@ -142,10 +144,11 @@ _BAD_ITEMS = (TypeError, ValueError, struct.error)  # not small ints, or too few
 
 
 def _load() -> None:
-    global _SUIT_COMMON, _HONOUR_COMMON, _SUIT_CLASS, _HONOUR_CLASS, _SUIT_COMPLETE, _HONOUR_COMPLETE
-    global _STANDARD, _ORPHANS, _SEVEN_PAIRS, _LOADED
+    global _SUIT_COMMON, _HONOUR_COMMON, _SUIT_COMMON_CLASS, _HONOUR_COMMON_CLASS, _SUIT_CLASS, _HONOUR_CLASS
+    global _SUIT_COMPLETE, _HONOUR_COMPLETE, _STANDARD, _ORPHANS, _SEVEN_PAIRS, _LOADED
     t = tables()
     _SUIT_COMMON, _HONOUR_COMMON = t.suit_common, t.honour_common
+    _SUIT_COMMON_CLASS, _HONOUR_COMMON_CLASS = t.suit_common_class, t.honour_common_class
     _SUIT_CLASS, _HONOUR_CLASS = t.suit_class, t.honour_class
     _SUIT_COMPLETE, _HONOUR_COMPLETE = t.suit_complete, t.honour_complete
     _STANDARD, _ORPHANS, _SEVEN_PAIRS = t.standard, t.orphans, t.seven_pairs
@@ -274,7 +277,8 @@ def standard_shanten(counts: Sequence[int]) -> int:
         except _BAD_ITEMS:
             return _standard_checked(counts)
         try:
-            value = _STANDARD[_SUIT_COMMON[a][0]][_SUIT_COMMON[b][0]][_SUIT_COMMON[c][0]][_HONOUR_COMMON[d][0]]
+            common = _SUIT_COMMON_CLASS
+            value = _STANDARD[common[a]][common[b]][common[c]][_HONOUR_COMMON_CLASS[d]]
         except KeyError:  # more than 8 tiles of a component, a bad count, or the tables not built yet
             try:
                 value = _STANDARD[_SUIT_CLASS[a]][_SUIT_CLASS[b]][_SUIT_CLASS[c]][_HONOUR_CLASS[d]]
@@ -317,6 +321,20 @@ def _shanten_checked(counts: Sequence[int], seven_pairs: bool = False) -> int:
     return best
 
 
+_SUIT_MAJORS, _HONOUR_MAJORS = (0, 8), tuple(range(7))
+
+
+def _wide(a: bytes, b: bytes, c: bytes, d: bytes) -> tuple[tuple[int, int], ...]:
+    """(class, special counts) of each component, those of more than 8 tiles too (their special counts
+    counted here). :raises KeyError: for a vector that is no component (a count past 4, or past 14 tiles)."""
+    return (
+        _SUIT_COMMON.get(a) or (_SUIT_CLASS[a], special_counts(a, _SUIT_MAJORS)),
+        _SUIT_COMMON.get(b) or (_SUIT_CLASS[b], special_counts(b, _SUIT_MAJORS)),
+        _SUIT_COMMON.get(c) or (_SUIT_CLASS[c], special_counts(c, _SUIT_MAJORS)),
+        _HONOUR_COMMON.get(d) or (_HONOUR_CLASS[d], special_counts(d, _HONOUR_MAJORS)),
+    )
+
+
 def shanten(counts: Sequence[int]) -> int:
     """Tiles away from ready: −1 complete, 0 ready, … (the lower of standard and Thirteen Orphans).
 
@@ -332,12 +350,18 @@ def shanten(counts: Sequence[int]) -> int:
     if kind is list or kind is tuple:
         try:
             a, b, c, d = _SPLIT(bytearray(counts))
+        except _BAD_ITEMS:
+            return _shanten_checked(counts)
+        try:
             ca, sa = _SUIT_COMMON[a]
             cb, sb = _SUIT_COMMON[b]
             cc, sc = _SUIT_COMMON[c]
             cd, sd = _HONOUR_COMMON[d]
-        except (KeyError, *_BAD_ITEMS):  # more than 8 tiles of a component, a bad vector, no tables yet
-            return _shanten_checked(counts)
+        except KeyError:  # more than 8 tiles of a component, a bad count, or no tables yet
+            try:
+                (ca, sa), (cb, sb), (cc, sc), (cd, sd) = _wide(a, b, c, d)
+            except KeyError:
+                return _shanten_checked(counts)
         value = _STANDARD[ca][cb][cc][cd]
         if value != INVALID:  # so at most 14 tiles: the special counts' sum carries nothing
             orphans = _ORPHANS[(sa + sb + sc + sd) >> ORPHANS_SHIFT]  # NO_FORM (98) below 13 tiles
@@ -378,12 +402,18 @@ def any_form_shanten(counts: Sequence[int]) -> int:
     if kind is list or kind is tuple:
         try:
             a, b, c, d = _SPLIT(bytearray(counts))
+        except _BAD_ITEMS:
+            return _shanten_checked(counts, seven_pairs=True)
+        try:
             ca, sa = _SUIT_COMMON[a]
             cb, sb = _SUIT_COMMON[b]
             cc, sc = _SUIT_COMMON[c]
             cd, sd = _HONOUR_COMMON[d]
-        except (KeyError, *_BAD_ITEMS):
-            return _shanten_checked(counts, seven_pairs=True)
+        except KeyError:
+            try:
+                (ca, sa), (cb, sb), (cc, sc), (cd, sd) = _wide(a, b, c, d)
+            except KeyError:
+                return _shanten_checked(counts, seven_pairs=True)
         value = _STANDARD[ca][cb][cc][cd]
         if value != INVALID:
             special = sa + sb + sc + sd

@@ -14,7 +14,18 @@ from dataclasses import dataclass
 
 from game import cachefile
 
-__all__ = ["COMMON_TILES", "INVALID", "MAX_TILES", "NO_FORM", "ORPHANS_SHIFT", "SEVEN_PAIRS_MASK", "Tables", "tables"]
+__all__ = [
+    "COMMON_TILES",
+    "INVALID",
+    "MAX_TILES",
+    "NO_FORM",
+    "ORPHANS_SHIFT",
+    "SEVEN_PAIRS_MASK",
+    "SPECIAL_FIELDS",
+    "Tables",
+    "special_counts",
+    "tables",
+]
 
 MAX_TILES = 14
 """Largest concealed part of a hand: four sets and a pair."""
@@ -33,6 +44,28 @@ ORPHANS_SHIFT = 13
 
 SEVEN_PAIRS_MASK = (1 << ORPHANS_SHIFT) - 1
 """A sum of special counts masked by this indexes :attr:`Tables.seven_pairs`."""
+
+SPECIAL_FIELDS = (0, 6, 9, ORPHANS_SHIFT, 19, 23)
+"""Where each of a component's special counts starts in their int: the tile count (6 bits: exact for any
+four components of at most 8 tiles), kinds held twice or more, kinds held, the tile count again, majors
+held, majors held twice or more. Each field is wide enough for its sum over a hand of at most 14 tiles,
+so the special counts of the four components add up without carrying."""
+
+
+def special_counts(vector: bytes, majors: tuple[int, ...]) -> int:
+    """The special counts of one component's count vector (``majors``: the indices of its majors), as
+    :attr:`Tables.suit_common` holds them for the vectors of at most :data:`COMMON_TILES` tiles.
+
+    >>> special_counts(bytes([2, 0, 0, 0, 0, 0, 0, 0, 1]), (0, 8)) == 3 | 1 << 6 | 2 << 9 | 3 << 13 | 2 << 19 | 1 << 23
+    True
+    """
+    n = sum(vector)
+    held = len(vector) - vector.count(0)
+    paired = held - vector.count(1)
+    major_held = sum(1 for i in majors if vector[i])
+    major_paired = sum(1 for i in majors if vector[i] >= 2)
+    values = (n, paired, held, n, major_held, major_paired)
+    return sum(value << shift for value, shift in zip(values, SPECIAL_FIELDS, strict=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +89,11 @@ class Tables:
     """``bytes`` of one suit's 9 counts, at most :data:`COMMON_TILES` tiles → (class, special counts)."""
     honour_common: dict[bytes, tuple[int, int]]
     """The same for the 7 honour counts."""
+    suit_common_class: dict[bytes, int]
+    """The class alone of each vector of :attr:`suit_common` (one lookup fewer than the pair, for the
+    standard shanten)."""
+    honour_common_class: dict[bytes, int]
+    """The same for :attr:`honour_common`."""
     orphans: list[int]
     """[sum of the four components' special counts >> ORPHANS_SHIFT] → Thirteen Orphans shanten of a
     hand of 13 or 14 tiles (−1: complete), else :data:`NO_FORM` (:data:`INVALID` past 14 tiles)."""

@@ -40,7 +40,17 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from game.hand_tables import COMMON_TILES, INVALID, MAX_TILES, NO_FORM, ORPHANS_SHIFT, SEVEN_PAIRS_MASK, Tables, tables
+from game.hand_tables import (
+    COMMON_TILES,
+    INVALID,
+    MAX_TILES,
+    NO_FORM,
+    ORPHANS_SHIFT,
+    SEVEN_PAIRS_MASK,
+    SPECIAL_FIELDS,
+    Tables,
+    tables,
+)
 
 __all__ = ["INVALID", "MAX_TILES", "Tables", "build", "tables", "component_distances"]
 
@@ -49,7 +59,8 @@ __all__ = ["INVALID", "MAX_TILES", "Tables", "build", "tables", "component_dista
 # bottom, is exact for any four common components (at most 32 tiles).
 _N, _PAIRS, _KINDS = 0, 6, 9  # tile count, kinds held twice or more (≤ 7), kinds held (≤ 14)
 _N2, _MAJORS, _MAJOR_PAIRS = 13, 19, 23  # tile count again, majors held (≤ 13), majors held twice or more (≤ 7)
-assert ORPHANS_SHIFT == _N2 and SEVEN_PAIRS_MASK == (1 << _N2) - 1  # as game.hand_tables reads them
+assert (_N, _PAIRS, _KINDS, _N2, _MAJORS, _MAJOR_PAIRS) == SPECIAL_FIELDS  # as game.hand_tables reads them
+assert ORPHANS_SHIFT == _N2 and SEVEN_PAIRS_MASK == (1 << _N2) - 1
 
 _MAX_SETS = 4
 _SHAPES = tuple((m, p) for m in range(_MAX_SETS + 1) for p in range(2))  # index 2m + p
@@ -269,6 +280,8 @@ def build() -> Tables:
         standard=[[by_three[c] for c in row] for row in two_suits],
         suit_common=suit_common,
         honour_common=honour_common,
+        suit_common_class={key: kind for key, (kind, _) in suit_common.items()},
+        honour_common_class={key: kind for key, (kind, _) in honour_common.items()},
         orphans=_orphans_table(),
         seven_pairs=_seven_pairs_table(),
         suit_complete=suit_complete,

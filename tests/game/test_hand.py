@@ -27,7 +27,7 @@ from game.hand import (
     standard_shanten,
     waits,
 )
-from game.hand_tables import COMMON_TILES, tables
+from game.hand_tables import COMMON_TILES, special_counts, tables
 from game.notation import format_tiles
 from game.suit_tables import component_distances
 from game.tiles import Tile
@@ -509,9 +509,11 @@ def test_common_tables_agree_with_every_vector_and_its_counts() -> None:
     t = tables()
     for common, full, majors in ((t.suit_common, t.suit_class, (0, 8)), (t.honour_common, t.honour_class, range(7))):
         assert len(common) == sum(1 for key in full if sum(key) <= COMMON_TILES)
+        classes = t.suit_common_class if common is t.suit_common else t.honour_common_class
+        assert classes.keys() == common.keys()
         for key, (kind, special) in common.items():
-            assert kind == full[key]
-            held = [c for c in key]
+            assert kind == full[key] == classes[key]
+            held = list(key)
             fields = (
                 sum(held),
                 sum(1 for c in held if c >= 2),
@@ -521,6 +523,7 @@ def test_common_tables_agree_with_every_vector_and_its_counts() -> None:
                 sum(1 for i in majors if held[i] >= 2),
             )
             assert special == sum(value << shift for value, shift in zip(fields, (0, 6, 9, 13, 19, 23), strict=True))
+            assert special == special_counts(key, tuple(majors))
 
 
 def test_composed_standard_table_agrees_with_its_parts() -> None:
