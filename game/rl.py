@@ -371,4 +371,18 @@ def env(
     ``reset`` before anything else.
     """
     raw = raw_env(rules=rules, hands=hands, shaped=shaped, shaping=shaping, render_mode=render_mode)
-    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(raw))
+    return _OrderEnforcing(wrappers.AssertOutOfBoundsWrapper(raw))
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's order checks, with :meth:`last` asked of the environment itself once it has been reset:
+    the same answer, without each wrapper forwarding the five attributes it reads (a tenth of a step)."""
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._raw = env.unwrapped
+
+    def last(self, observe: bool = True) -> tuple[object, float, bool, bool, dict[str, object]]:
+        if not self._has_reset:
+            return super().last(observe)  # type: ignore[no-any-return]  # refuses, as PettingZoo's wrapper does
+        return self._raw.last(observe)  # type: ignore[no-any-return]

@@ -262,3 +262,17 @@ def test_observation_is_the_layout_of_the_seat_view_and_the_mask_its_legal_actio
                 checked += 1
             e.step(int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"]))))
     assert checked > 1000
+
+
+def test_last_needs_a_reset_and_answers_as_the_environment_itself():
+    e = env()
+    with pytest.raises(AttributeError, match="before reset"):
+        e.last()
+    e.reset(seed=6)
+    for _ in range(30):
+        obs, reward, terminated, truncated, info = e.last()
+        raw = e.unwrapped.last()
+        np.testing.assert_array_equal(obs["observation"], raw[0]["observation"])
+        np.testing.assert_array_equal(obs["action_mask"], raw[0]["action_mask"])
+        assert (reward, terminated, truncated, info) == raw[1:]
+        e.step(int(np.flatnonzero(obs["action_mask"])[-1]))
