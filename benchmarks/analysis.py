@@ -6,10 +6,10 @@ shanten per second on random hands, ours against ``mahjong`` (pure Python) and `
 with Python bindings) on the very same count vectors, with the speed ratios and how many answers
 agreed; and the engine's speed (see :func:`engine_section`). Fixed seed; ``--quick`` for a smaller run.
 
-Every comparison runs its functions over the same list of hands (``list(map(f, chunk))``), in passes:
-in each pass the functions take turns a chunk of 1,000 hands at a time, timed in CPU time
-(``time.process_time``). Rates are the median pass; a ratio is the median over passes of the two
-functions' times in the same pass.
+Every comparison runs its functions over the same list of hands (``list(map(f, hands))``), in seven
+passes: in each pass every function runs over all the hands in turn, the first rotating from pass to
+pass, timed in CPU time (``time.process_time``). Rates are the median pass; a ratio is the median over
+passes of the two functions' times in the same pass.
 
     .venv/bin/python benchmarks/analysis.py [--quick] [--seed N]
 """
@@ -40,7 +40,6 @@ _PUNGS = [(k, k, k) for k in range(34)]
 _CHOWS = [(s * 9 + r, s * 9 + r + 1, s * 9 + r + 2) for s in range(3) for r in range(7)]
 _GROUPS = _PUNGS + _CHOWS
 _PASSES = 7  # each comparison runs this many passes; the median counts (the machine may be shared)
-_CHUNK = 1000  # hands each function runs over in its turn within a pass
 
 
 def machine() -> None:
@@ -68,25 +67,18 @@ Race = dict[str, tuple[list[float], list[object]]]  # name → (seconds per pass
 
 
 def _race(functions: dict[str, Callable[[Sequence[int]], object]], hands: list[list[int]]) -> Race:
-    """Time every function over ``hands`` in each of ``_PASSES`` passes. Within a pass the functions take
-    turns a chunk of ``_CHUNK`` hands at a time, the first of each turn rotating, so that what else the
-    machine does at a given moment weighs on all of them alike."""
+    """Time every function over all of ``hands`` once in each of ``_PASSES`` passes, in turn, the first
+    of each pass rotating. (Turns of a thousand hands cost our lookups about a tenth: each turn begins
+    with the tables pushed out of the CPU caches by the other library's turn.)"""
     names = list(functions)
     times: dict[str, list[float]] = {name: [] for name in names}
     answers: dict[str, list[object]] = {}
-    for _ in range(_PASSES):
-        spent = dict.fromkeys(names, 0.0)
-        answers = {name: [] for name in names}
-        for turn, start in enumerate(range(0, len(hands), _CHUNK)):
-            chunk = hands[start : start + _CHUNK]
-            first = turn % len(names)
-            for name in names[first:] + names[:first]:
-                begun = time.process_time()
-                got = list(map(functions[name], chunk))
-                spent[name] += time.process_time() - begun
-                answers[name].extend(got)
-        for name in names:
-            times[name].append(spent[name])
+    for number in range(_PASSES):
+        first = number % len(names)
+        for name in names[first:] + names[:first]:
+            begun = time.process_time()
+            answers[name] = list(map(functions[name], hands))
+            times[name].append(time.process_time() - begun)
     return {name: (times[name], answers[name]) for name in names}
 
 
