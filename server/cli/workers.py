@@ -30,7 +30,7 @@ from server.club.secret import load_secret
 __all__ = ["supervise"]
 
 RESTART_AFTER = 1.0  # seconds before a worker that died is started again
-STOP_WAIT = 30.0  # seconds the workers have to stop once asked; then they are killed
+STOP_WAIT = 60.0  # seconds the workers have to stop once asked (each hands its tables over); then they are killed
 START_WAIT = 180.0  # seconds a new worker has to serve before a restart (SIGHUP) gives up on it
 log = logging.getLogger("sparrow.serve")
 

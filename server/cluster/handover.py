@@ -49,6 +49,8 @@ __all__ = ["AT_ONCE", "HAND_WAIT", "SWITCH_WAIT", "Handovers"]
 HAND_WAIT = 10.0  # seconds a process waits for another to say that it runs a table handed to it
 SWITCH_WAIT = 5.0  # seconds the pages have to open a socket elsewhere once told to
 AT_ONCE = 8  # tables being handed over at once
+READ_AT_ONCE = 2  # tables a process reads at once for others to hand over (the tables running there go on)
+PREPARE_WITHIN = 20.0  # seconds for the other processes to read every table: those left stop here (1012)
 _RECONNECT = encode("reconnect", {})
 _GONE = "the table could not move to another server process: reconnecting"
 log = logging.getLogger("sparrow.cluster")
@@ -82,7 +84,7 @@ class Handovers:
         self.ready: dict[str, _Ready] = {}  # tables read here for another process to hand over, by table
         self.leaving = False  # this process is handing its tables over: it takes none
         self._silent: set[str] = set()  # processes that did not answer: nothing more is handed to them
-        self._reading = asyncio.Lock()  # one table is read at a time (the tables running here go on meanwhile)
+        self._reading = asyncio.Semaphore(READ_AT_ONCE)
 
     # ------------------------------------------------------------ leaving
     async def hand_over(self) -> bool:
@@ -114,9 +116,12 @@ class Handovers:
             peers[peer] += 1
             plan.append((actor, peer))
         slots = asyncio.Semaphore(AT_ONCE)
+        deadline = time.monotonic() + PREPARE_WITHIN  # (a process with thousands of tables stops in time)
 
         async def prepare(actor: TableActor, peer: str) -> int | None:
             async with slots:
+                if time.monotonic() > deadline:
+                    return None
                 return await self._prepare(actor.id, peer)
 
         async def hand(actor: TableActor, peer: str, version: int | None) -> bool:
