@@ -102,6 +102,8 @@ class _Link:
             self.node.bus.post(self.owner, ["in", self.node.id, self.conn.id, text])
 
     def leave(self, conn: Connection) -> None:
+        if conn.relay is self:
+            conn.relay = None  # (no reference cycle left for the collector)
         if self.node._links.pop(conn.id, None) is not None:
             self.node.bus.post(self.owner, ["leave", self.node.id, conn.id])
 
