@@ -1,10 +1,11 @@
 """Benchmark of Sparrow's hand analysis against the PyPI ``mahjong`` package (``make bench``).
 
-Prints, in one run: the machine; how long the lookup tables take to build (once per process,
-outside every timed loop); the R15.4 census time; win checks per second on complete hands and
+Prints, in one run: the machine; how long the lookup tables take to build, and to load from their
+cache file (outside every timed loop); the R15.4 census time; win checks per second on complete hands and
 standard shanten per second on random hands, ours against ``mahjong`` on the very same count
-vectors, with the speed ratio and how many answers agreed; and the engine's speed (see
-:func:`engine_section`). Fixed seed; ``--quick`` for a smaller run.
+vectors, with the speed ratio and how many answers agreed; and the engine's speed, self-play by the
+built-in policy and by the strong bot included (see :func:`engine_section`). Fixed seed; ``--quick``
+for a smaller run.
 
     .venv/bin/python benchmarks/analysis.py [--quick] [--seed N]
 """
@@ -12,6 +13,8 @@ vectors, with the speed ratio and how many answers agreed; and the engine's spee
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
 import os
 import platform
 import random
@@ -20,11 +23,15 @@ import time
 from collections.abc import Callable, Sequence
 from importlib import metadata
 
-from game import Game, GamePhase, Rules, suit_census
+from game import Action, Game, GamePhase, Rules, acceptance, suit_census
 from game.hand import is_win, standard_shanten
+from game.hand_tables import tables
 from game.notation import format_tiles
-from game.policy import choose
-from game.suit_tables import tables
+from game.policy import decide
+from game.seatread import ViewReader
+from game.seatview import SeatView, SeatViewCache
+from game.strong import StrongBot
+from game.suit_tables import build
 from game.tiles import Tile
 
 R15_4 = {"9": 1, "8": 16, "7": 79, "6": 392, "5": 1335, "4": 2948, "3": 6739, "2": 14493, "1": 14067, "0": 53530}
@@ -71,10 +78,17 @@ def _show(counts: Sequence[int]) -> str:
 
 
 def table_section() -> None:
-    """Time the one-off build of the lookup tables (must run before anything else uses them)."""
-    start = time.perf_counter()
+    """Time the build of the lookup tables, and their load from the cache file as a new process gets them
+    (before the timed loops)."""
+    start = time.process_time()
+    build()
+    built = time.process_time() - start
+    tables()  # (writes the cache file if there was none)
+    tables.cache_clear()
+    start = time.process_time()
     tables()
-    print(f"lookup tables: built in {time.perf_counter() - start:.2f} s (once per process, before the timed loops)")
+    loaded = time.process_time() - start
+    print(f"lookup tables: built in {built:.2f} s of CPU; loaded from the cache file in {loaded:.2f} s")
 
 
 def census_section() -> None:
@@ -160,7 +174,11 @@ def shanten_section(count: int, rng: random.Random, kinds: int = 34, label: str 
 
 
 def engine_section(quick: bool) -> None:
-    """Engine speed: random legal play (actions/s, every action validated), and policy self-play (deals/s)."""
+    """Engine speed: random legal play (actions/s, every action validated), and whole games of self-play
+    by the built-in policy and by the strong bot, in deals per CPU-second (``time.process_time``), each
+    with the seat's view built the two ways bots have had it: read back from the seat's view document
+    (the browser's JSON, as bots saw the table before) and built from the deal itself
+    (:meth:`game.seatview.SeatView.of`). Both ways play the same games; the run checks that they do."""
     deals = 100 if quick else 1000
     rng = random.Random(7)
     actions = 0
@@ -180,23 +198,59 @@ def engine_section(quick: bool) -> None:
     elapsed = time.perf_counter() - started
     print(f"engine, random legal play, {deals:,} deals:")
     print(f"  {'legal_actions + apply (validated)':<58}{actions / elapsed:>10,.0f} actions/s")
-    started = time.perf_counter()
-    policy_deals = deals // 4
-    played = 0
-    game = Game(Rules(), seed="bench-policy/0")
-    while played < policy_deals:
-        if game.phase is GamePhase.OVER:
-            game = Game(Rules(), seed=f"bench-policy/{played}")
-        elif game.phase is GamePhase.BETWEEN:
-            played += 1
-            for seat in range(4):
-                game.apply(seat, {"type": "ready"})
-        else:
+    policy_deals, strong_deals = (40, 10) if quick else (250, 50)
+    _self_play("built-in policy self-play (game.policy.decide)", lambda seed: decide, policy_deals)
+    _self_play("strong against strong (game.strong.StrongBot)", lambda seed: StrongBot(seed).decide, strong_deals)
+
+
+Decide = Callable[[SeatView], Action]
+Viewer = Callable[[Game, int], SeatView]
+
+
+def _self_play(label: str, bot: Callable[[str], Decide], deals: int) -> None:
+    """Whole games of ``deals`` deals by ``bot`` at every seat, timed in CPU seconds, the seat's view built
+    each way in turn (best of :data:`_REPEATS` passes each); then whether both ways chose alike."""
+    ways: dict[str, Callable[[], Viewer]] = {
+        "view read back from the seat's view document (before)": lambda: ViewReader().of,
+        "view built from the deal (SeatView.of)": lambda: functools.partial(SeatView.of, cache=SeatViewCache()),
+    }
+    best = dict.fromkeys(ways, 0.0)
+    logs: dict[str, str] = {}
+    for _ in range(_REPEATS):
+        for way, viewer in ways.items():
+            acceptance.forget()  # each pass starts with no hand's figures kept, as a fresh process does
+            start = time.process_time()
+            logs[way] = _play(bot, viewer, deals)
+            best[way] = max(best[way], deals / (time.process_time() - start))
+    print(f"engine, {label}, {deals:,} deals, deals per CPU-second (best of {_REPEATS}):")
+    for way, rate in best.items():
+        print(f"  {way:<58}{rate:>10,.1f} deals/s")
+    before, after = best.values()
+    print(f"  ratio {after / before:.1f}x; the same choices both ways: {len(set(logs.values())) == 1}")
+
+
+def _play(bot: Callable[[str], Decide], viewer: Callable[[], Viewer], deals: int) -> str:
+    """Play ``deals`` deals (whole games, one after another, each seat deciding from its own view), and
+    return a digest of every action taken."""
+    played = number = 0
+    log = hashlib.sha256()
+    while played < deals:
+        game = Game(Rules(), seed=f"bench-self-play/{number}")
+        deciders = [bot(f"{number}/{seat}") for seat in range(4)]
+        view = viewer()  # one per game, as a table and the arena keep one
+        number += 1
+        while game.phase is not GamePhase.OVER and played < deals:
+            if game.phase is GamePhase.BETWEEN:
+                played += 1
+                for seat in range(4):
+                    game.apply(seat, {"type": "ready"})
+                continue
             seat = game.to_act()[0]
-            game.apply(seat, choose(game, seat))
-    elapsed = time.perf_counter() - started
-    print(f"engine, built-in policy self-play, {policy_deals:,} deals:")
-    print(f"  {'game.policy.choose + apply':<58}{policy_deals / elapsed:>10,.1f} deals/s")
+            action = deciders[seat](view(game, seat))
+            game.apply(seat, action)
+            log.update(f"{seat} {action};".encode())
+        played += game.phase is GamePhase.OVER  # the last deal of a game ends it
+    return log.hexdigest()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,4 +1,7 @@
-"""Lookup tables behind :mod:`game.hand` (private to ``game``): built once, with numpy, on first use.
+"""Lookup tables behind :mod:`game.hand` (private to ``game``): how they are built, with numpy.
+
+:func:`build` makes them; :func:`game.hand_tables.tables` is how the rest of ``game`` gets them (built once
+and kept in a cache file, so that most processes load them instead of importing numpy and building).
 
 A hand's concealed tiles split into four independent *components*: the three suits (9 ranks each)
 and the honours (7 kinds; pungs and pairs only, no runs). For one component with count vector
@@ -25,19 +28,12 @@ The win check uses smaller dicts of the complete component vectors alone.
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
-
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["INVALID", "MAX_TILES", "Tables", "tables", "component_distances"]
+from game.hand_tables import INVALID, MAX_TILES, Tables, tables
 
-MAX_TILES = 14
-"""Largest concealed part of a hand: four sets and a pair."""
-
-INVALID = 99
-"""Entry of :attr:`Tables.shanten` for a tile count that is no hand (0 mod 3, or more than 14)."""
+__all__ = ["INVALID", "MAX_TILES", "Tables", "build", "tables", "component_distances"]
 
 _MAX_SETS = 4
 _SHAPES = tuple((m, p) for m in range(_MAX_SETS + 1) for p in range(2))  # index 2m + p
@@ -48,34 +44,6 @@ _Bool = npt.NDArray[np.bool_]
 _Int8 = npt.NDArray[np.int8]
 _Int64 = npt.NDArray[np.int64]
 _Group = tuple[tuple[int, int], ...]  # (axis, how many tiles of that kind)
-
-
-@dataclass(frozen=True, slots=True)
-class Tables:
-    """Everything :mod:`game.hand` looks up; see the module docstring."""
-
-    suit_class: dict[bytes, int]
-    """``bytes`` of one suit's 9 counts (at most 14 tiles, each count 0–4) → suit class."""
-    honour_class: dict[bytes, int]
-    """``bytes`` of the 7 honour counts → honour class."""
-    two_suits: list[list[int]]
-    """[suit class][suit class] → class of the two suits together."""
-    three_suits: list[list[int]]
-    """[two-suit class][suit class] → class of the three suits together."""
-    shanten: list[list[int]]
-    """[three-suit class][honour class] → standard shanten of the whole hand, or :data:`INVALID`."""
-    suit_complete: dict[bytes, int]
-    """Suit vectors that are exactly sets (value: number of sets) or sets + a pair (value + 8)."""
-    honour_complete: dict[bytes, int]
-    """The same for honour vectors (pungs and at most one pair)."""
-    suit_tiles: list[int]
-    """Per suit class: its number of tiles."""
-    honour_tiles: list[int]
-    """Per honour class: its number of tiles."""
-    suit_rows: tuple[tuple[int, ...], ...]
-    """Per suit class: its tile count, then its ten distances D[m, p] at index 2m + p."""
-    honour_rows: tuple[tuple[int, ...], ...]
-    """The same per honour class."""
 
 
 def _axis_slice(ndim: int, axis: int, index: int | slice) -> tuple[int | slice, ...]:
@@ -203,9 +171,8 @@ def _shanten_table(a: _Int64, b: _Int64) -> list[list[int]]:
     return np.where(valid, needed - 1, INVALID).tolist()  # type: ignore[no-any-return]
 
 
-@functools.cache
-def tables() -> Tables:
-    """The lookup tables, built on the first call (well under a second) and kept."""
+def build() -> Tables:
+    """The lookup tables, built now (most of a second of CPU; :func:`tables` keeps them in a cache file)."""
     suit_class, suit_rows, suit_complete = _component(9, chows=True)
     honour_class, honour_rows, honour_complete = _component(7, chows=False)
     two_suits, two_rows = _combine(suit_rows, suit_rows)

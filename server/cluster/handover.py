@@ -326,7 +326,7 @@ class Handovers:
             for stale in [t for t, r in self.ready.items() if now - r.since > 2 * HAND_WAIT]:
                 del self.ready[stale]  # (never taken: its move failed)
             async with self._reading:
-                if self.leaving or not node.lobby.accepting or table in node.lobby.tables:
+                if not self._can_take(table):
                     return
                 stored = await node.journal.load(table)
                 # The log is replayed beside the event loop, not in it: a long game takes a while, which
@@ -353,7 +353,7 @@ class Handovers:
 
     async def _take(self, table: str, token: int, data: object) -> bool:
         node = self.node
-        if self.leaving or not node.lobby.accepting or table in node.lobby.tables:
+        if not self._can_take(table):
             if table not in node.lobby.tables:
                 await node.leases.release([table])  # (given to this process: another takes it at once)
             return False
@@ -391,6 +391,12 @@ class Handovers:
             "read beforehand" if read else "read from the journal then",
         )
         return True
+
+    def _can_take(self, table: str) -> bool:
+        """Whether this process may take ``table`` over: it is not stopping, its leases are renewed in
+        time (`Node._lapsed`), and it does not run that table already."""
+        node = self.node
+        return not self.leaving and node.lobby.accepting and node._lapsed is None and table not in node.lobby.tables
 
     # ---------------------------------------------------------- passing on
     def relay(self, proc: str, socket_id: int, item: list[object]) -> bool:
