@@ -24,7 +24,9 @@ from game.game import Game
 from game.rulesets import ruleset
 from server.tables.actor import SeatState, TableActor
 from server.tables.clock import Clock, RealClock
+from server.tables.connection import Connection
 from server.tables.errors import TableError
+from server.tables.handover import Baton
 from server.tables.journal import Journal, MemoryJournal, StoredTable, WriteRefused, hash_token, new_table_id
 from server.tables.messages import (
     AddBots,
@@ -284,6 +286,26 @@ class Lobby:
         actor.start()
         self.tables[stored.id] = actor
         return True
+
+    def loaded(self, stored: StoredTable) -> TableActor | None:
+        """The table ``stored``, rebuilt but not running: another server process is to hand it over while
+        it plays (server/cluster/handover.py, `go_on`); None if its log does not replay."""
+        try:
+            return TableActor.loaded(stored, clock=self.clock, journal=self.journal, bot=self.bot)
+        except RulesError:
+            log.exception(
+                "table %s could not be rebuilt from its log; it stays stored but closed",
+                stored.id,
+                extra={"table": stored.id, "seat": None},
+            )
+            return None
+
+    def go_on(self, actor: TableActor, baton: Baton, conns: list[Connection]) -> None:
+        """Run here ``actor`` (`loaded`), which another server process handed over, going on from
+        ``baton`` with ``conns`` attached."""
+        actor.go_on(baton, conns)
+        actor.start()
+        self.tables[actor.id] = actor
 
     def local(self, table_id: str) -> TableActor | None:
         """The table ``table_id`` if this process runs it."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import logging
 import os
 import secrets
@@ -23,6 +24,7 @@ from server.cli.commands import summary
 from server.rates.policy import LimitError, Limits
 
 if TYPE_CHECKING:
+    import uvicorn
     from starlette.applications import Starlette
 
 __all__ = ["register"]
@@ -105,6 +107,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)  # a worker's inherited port
     parser.add_argument("--no-admin-link", action="store_true", help=argparse.SUPPRESS)  # a worker but the first
+    parser.add_argument("--ready-fd", type=int, default=None, help=argparse.SUPPRESS)  # a worker says it serves
     parser.set_defaults(func=run)
 
 
@@ -122,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
     from server.heads import Heads, head_protocol
     from server.origins import OriginError, configured
     from server.startup import StartFault
+    from server.stopping import Server
     from server.store.session import database_url, make_engine
     from server.wire import UVICORN_OPTIONS
     from server.ws import SocketConfig
@@ -169,11 +173,15 @@ def run(args: argparse.Namespace) -> int:
             listener.close()
             return _refuse(problem)
         return supervise(listener, args, port)
+    later = None  # a metrics port the worker this one replaces still holds (`--workers`, SIGHUP): taken once free
     try:
         metrics_server = None if args.metrics_port is None else metrics.serve(args.metrics_port)
     except OSError as exc:
-        listener.close()
-        return _refuse(f"cannot serve metrics on 127.0.0.1:{args.metrics_port}: {exc.strerror or exc}")
+        if args.ready_fd is None or exc.errno != errno.EADDRINUSE:
+            listener.close()
+            return _refuse(f"cannot serve metrics on 127.0.0.1:{args.metrics_port}: {exc.strerror or exc}")
+        metrics_server, later = None, args.metrics_port
+    served: list[metrics.MetricsServer] = [] if metrics_server is None else [metrics_server]
     socket_config = SocketConfig(allowed_origins=tuple(args.allow_origin), public_origins=tuple(public))
     base_url = public[0].rstrip("/") if public else f"http://{_display(_reachable(args.host))}:{port}"
     try:  # (without a database nothing signed outlives the process: no key is kept)
@@ -200,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
     config = uvicorn.Config(
         app, host=args.host, port=port, log_level="warning", log_config=log_config, lifespan="on", **options
     )
-    server = uvicorn.Server(config)
+    server = Server(config, app)  # (which hands the tables over to the other processes before it stops)
     # A start that failed on a fault of the disk or the database is said in one line (the app's
     # `start_fault`), without uvicorn's account of it (the traceback, "Application startup failed").
     logging.getLogger("uvicorn.error").addFilter(lambda _record: _fault(app) is None)
@@ -250,6 +258,10 @@ def run(args: argparse.Namespace) -> int:
                 helpers.append(asyncio.create_task(lock.keep(lose)))
             if metrics_server is not None:
                 helpers.append(asyncio.create_task(metrics.watch(lambda: getattr(app.state, "lobby", None))))
+            if later is not None:
+                helpers.append(asyncio.create_task(_metrics_once_free(later, served, app)))
+            if args.ready_fd is not None:
+                helpers.append(asyncio.create_task(_say_ready(server, args.ready_fd)))
             try:
                 await server.serve(sockets=[listener])
             except SystemExit:  # uvicorn's, when the app could not start
@@ -277,8 +289,31 @@ def run(args: argparse.Namespace) -> int:
         return 0
     finally:
         listener.close()
-        if metrics_server is not None:
-            metrics_server.close()
+        for metrics_listener in served:
+            metrics_listener.close()
+
+
+async def _metrics_once_free(port: int, served: list[metrics.MetricsServer], app: object) -> None:
+    """Serve the metrics on ``port`` once the worker this one replaces has let it go."""
+    while True:
+        await asyncio.sleep(0.5)
+        try:
+            served.append(metrics.serve(port))
+            break
+        except OSError:
+            continue
+    await metrics.watch(lambda: getattr(getattr(app, "state", None), "lobby", None))
+
+
+async def _say_ready(server: uvicorn.Server, fd: int) -> None:
+    """Once ``server`` serves, write a byte to ``fd`` and close it: the process watching the workers
+    (server/cli/workers.py) waits for it before it stops the worker this one replaces."""
+    try:
+        while not server.started:
+            await asyncio.sleep(0.05)  # uvicorn offers no event for "started"
+        os.write(fd, b"1")
+    finally:
+        os.close(fd)
 
 
 async def _connect(engine: AsyncEngine) -> None:

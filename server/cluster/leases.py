@@ -102,6 +102,19 @@ class Leases:
         async with self.engine.begin() as connection:
             await connection.execute(sql, self._params(tables=list(tables)))
 
+    async def hand(self, table: str, token: int, to: str, *, holder: str | None = None) -> int | None:
+        """Give ``table``, held by this process (or by ``holder``) with ``token``, to process ``to`` at
+        once, in one statement: its new token (one more), or None when that lease is no longer so held.
+        Its lease runs from now; ``to`` renews it from its next renewal."""
+        sql = text(
+            "UPDATE table_leases SET owner = :to, token = token + 1, expires_at = now() + CAST(:ttl AS interval) "
+            "WHERE table_id = :t AND owner = :holder AND token = :token RETURNING token"
+        )
+        params = self._params(t=table, to=to, holder=holder or self.owner, token=token)
+        async with self.engine.begin() as connection:
+            new = (await connection.execute(sql, params)).scalar()
+        return None if new is None else int(new)
+
     async def owners(self, tables: Collection[str]) -> dict[str, str]:
         """The process holding each of ``tables`` that is held (a table nobody holds is left out)."""
         if not tables:

@@ -38,6 +38,7 @@ import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import orjson
 from redis.exceptions import RedisError
@@ -56,9 +57,13 @@ from server.tables.errors import TableError
 from server.tables.messages import Attach, Detach
 from server.ws import Reader, SocketConfig
 
+if TYPE_CHECKING:
+    from server.cluster.handover import Handovers
+
 __all__ = ["CALL_TIMEOUT", "Node"]
 
 CALL_TIMEOUT = 5.0  # seconds another process has to answer a call
+MOVE_WAIT = 30.0  # seconds a socket forwarded to a table being handed over waits to hear where it went
 MOVED = 1012  # the close code that makes a browser reconnect with its seat token
 ORPHANS_LOOKED_AT = 500  # tables nobody holds, looked at per tick
 TAKEN_PER_TICK = 10  # tables nobody holds taken over per tick, at most: a takeover of many is spread
@@ -82,11 +87,23 @@ class _Link:
     conn: Connection
     table: str
     owner: str
+    held: list[str] | None = None  # the client's messages, kept while its table moves from here (handover.py)
+    moving: float | None = None  # (monotonic) since when its table is moving from ``owner`` to another process
 
     def reader(self, conn: Connection, config: SocketConfig) -> Reader:
         return _Forwarder(conn, None, config, link=self)
 
+    def forward(self, frame: str | bytes) -> None:
+        """Pass a message the client sent on to the table's process (`server.tables.connection.Relay`)."""
+        text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
+        if self.held is not None:
+            self.held.append(text)
+        else:
+            self.node.bus.post(self.owner, ["in", self.node.id, self.conn.id, text])
+
     def leave(self, conn: Connection) -> None:
+        if conn.relay is self:
+            conn.relay = None  # (no reference cycle left for the collector)
         if self.node._links.pop(conn.id, None) is not None:
             self.node.bus.post(self.owner, ["leave", self.node.id, conn.id])
 
@@ -103,8 +120,7 @@ class _Forwarder(Reader):
         return self.link.table
 
     def handle(self, frame: str | bytes) -> None:
-        text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
-        self.link.node.bus.post(self.link.owner, ["in", self.link.node.id, self.conn.id, text])
+        self.link.forward(frame)
 
 
 class _Remote(Connection):
@@ -132,6 +148,7 @@ class _Hosted:
     conn: _Remote
     actor: TableActor
     reader: Reader
+    held: list[str] | None = None  # the client's messages, kept while its table moves from here (handover.py)
 
 
 class Node:
@@ -172,7 +189,12 @@ class Node:
         self._handling: set[asyncio.Task[None]] = set()
         self._unsaid: list[tuple[str, list[object]]] = []  # what to tell others once Redis is back
         self._db_down_since: float | None = None  # the cluster's steps cannot reach the database (said once)
+        self._halted = False  # no more rounds: the process hands its tables over (`halt_rounds`)
+        self._stepping = False  # a round is under way
         journal.on_stale = self._stale
+        from server.cluster.handover import Handovers
+
+        self.handovers: Handovers = Handovers(self)
 
     # ------------------------------------------------------------ life
     async def start(self) -> None:
@@ -209,9 +231,28 @@ class Node:
         await self.bus.close()
 
     async def _run(self, step: Callable[[], Awaitable[None]]) -> None:
-        while True:
+        while not self._halted:
             await asyncio.sleep(self.tick)
-            await step()
+            self._stepping = True
+            try:
+                await step()
+            finally:
+                self._stepping = False
+
+    async def halt_rounds(self) -> None:
+        """Tick no more (the leases are still renewed): a round under way ends first, so that no
+        takeover is cut short."""
+        self._halted = True
+        for task in self._tasks[1:]:
+            if not self._stepping:
+                task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+
+    async def hand_over(self) -> bool:
+        """Before this process stops: hand its tables to the others, then move its sockets
+        (server/cluster/handover.py); False when there is no other process (nothing is done)."""
+        return await self.handovers.hand_over()
 
     async def _beat(self) -> None:
         while True:
@@ -342,6 +383,13 @@ class Node:
         self.renewer.beat(self.journal.tokens)
         await self.leases.release(table_ids)
 
+    def let_go_here(self, table_id: str) -> None:
+        """This process holds ``table_id`` no more (it handed it over, or its takeover failed): no
+        renewal, no write."""
+        self.journal.tokens.pop(table_id, None)
+        self._held_until.pop(table_id, None)
+        self.renewer.beat(self.journal.tokens)
+
     def _stale(self, table_id: str) -> None:
         """A write of ``table_id`` was refused as stale: another process has it now (the journal said so)."""
         log.debug("cluster: table %s was taken over by another process; it stops here", table_id)
@@ -445,6 +493,9 @@ class Node:
         :raises TableError: 503 while the table moves between processes (or is ours but not yet
             running), 404 when there is no such live table.
         """
+        moved = await self.handovers.moved_to(table_id)  # (being handed over from here: once it runs there)
+        if moved is not None:
+            return moved
         owner = (await self.leases.owners([table_id])).get(table_id)
         if owner is None and not await self.leases.unfinished(table_id):
             raise TableError("table/not_found", f"there is no table {table_id!r} (it may have closed)", status=404)
@@ -488,14 +539,19 @@ class Node:
                     )
             case ["in", str(proc), int(socket_id), str(frame)]:
                 hosted = self._hosted.get((proc, socket_id))
-                if hosted is not None:
+                if hosted is not None and hosted.held is not None:  # its table is moving from here
+                    hosted.held.append(frame)
+                elif hosted is not None:
                     hosted.reader.take_safely(frame)
-                else:  # forgotten here (its process was out of reach): the page reconnects
+                elif not self.handovers.relay(proc, socket_id, item):  # (its table moved from here)
+                    # forgotten here (its process was out of reach): the page reconnects
                     self.bus.post(proc, ["close", self.id, socket_id, MOVED, _LOST_TOUCH])
             case ["leave", str(proc), int(socket_id)]:
                 hosted = self._hosted.pop((proc, socket_id), None)
                 if hosted is not None:
                     hosted.actor.post(Detach(hosted.conn))
+                else:
+                    self.handovers.relay(proc, socket_id, item)
             case ["out", str(proc), int(socket_id), str(frame)]:
                 link = self._links.get(socket_id)
                 if link is not None:
@@ -506,6 +562,26 @@ class Node:
                 link = self._links.pop(socket_id, None)
                 if link is not None:
                     link.conn.close(code, reason)
+            case ["take", str(proc), str(table_id), int(token), handover]:  # a table handed over to this process
+                task = asyncio.get_running_loop().create_task(self.handovers.take(proc, table_id, token, handover))
+                self._handling.add(task)
+                task.add_done_callback(self._handling.discard)
+            case ["taken", str(table_id), bool(ok)]:
+                self.handovers.taken(table_id, ok)
+            case ["prepare", str(proc), str(table_id)]:  # a table to read, for ``proc`` to hand it over
+                task = asyncio.get_running_loop().create_task(self.handovers.prepare(proc, table_id))
+                self._handling.add(task)
+                task.add_done_callback(self._handling.discard)
+            case ["prepared", str(table_id), int(version)]:
+                self.handovers.prepared(table_id, version)
+            case ["moving", str(proc), int(socket_id)]:  # the table of a socket forwarded to ``proc`` is moving
+                link = self._links.get(socket_id)
+                if link is not None and link.owner == proc:
+                    link.moving = time.monotonic()
+            case ["moved", str(proc), int(socket_id), str(owner)]:  # … and runs at ``owner`` now
+                link = self._links.get(socket_id)
+                if link is not None and link.owner == proc:
+                    link.owner, link.moving = owner, None
             case ["revoked_link", int(link_id)]:
                 if self.club is not None:
                     self.club.passes.sockets.revoked([link_id])
@@ -612,7 +688,10 @@ class Node:
         if not links and not calls:
             return
         owners = await self.leases.owners({link.table for link in links} | {table for _, table in calls})
+        now = time.monotonic()
         for link in links:
+            if link.moving is not None and now - link.moving < MOVE_WAIT:
+                continue  # its table is being handed over: the process it moves from says where to
             if owners.get(link.table) != link.owner and self._links.get(link.conn.id) is link:
                 self._lost(link.owner, {link.table})
         for rid, table_id in calls:
