@@ -4,7 +4,8 @@ Prints, in one run: the machine; how long the lookup tables take to build, and t
 cache file (outside every timed loop); the R15.4 census time; win checks per second on complete hands and
 shanten per second on random hands, ours against ``mahjong`` (pure Python) and ``xiangting`` (Rust,
 with Python bindings) on the very same count vectors, with the speed ratios and how many answers
-agreed; and the engine's speed (see :func:`engine_section`). Fixed seed; ``--quick`` for a smaller run.
+agreed; and the engine's speed, self-play by the built-in policy and by the strong bot included (see
+:func:`engine_section`). Fixed seed; ``--quick`` for a smaller run.
 
 Every comparison runs its functions over the same list of hands (``list(map(f, hands))``), in seven
 passes: in each pass every function runs over all the hands in turn, the first rotating from pass to
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import os
 import platform
 import random
@@ -27,11 +29,14 @@ import time
 from collections.abc import Callable, Sequence
 from importlib import metadata
 
-from game import Game, GamePhase, Rules, suit_census
+from game import Action, Game, GamePhase, Rules, acceptance, suit_census
 from game.hand import any_form_shanten, is_win, standard_shanten
 from game.hand_tables import tables
 from game.notation import format_tiles
-from game.policy import choose
+from game.policy import decide
+from game.seatread import ViewReader
+from game.seatview import SeatView, SeatViewCache
+from game.strong import StrongBot
 from game.suit_tables import build
 from game.tiles import Tile
 
@@ -40,6 +45,7 @@ _PUNGS = [(k, k, k) for k in range(34)]
 _CHOWS = [(s * 9 + r, s * 9 + r + 1, s * 9 + r + 2) for s in range(3) for r in range(7)]
 _GROUPS = _PUNGS + _CHOWS
 _PASSES = 7  # each comparison runs this many passes; the median counts (the machine may be shared)
+_REPEATS = 3  # self-play passes each way; the best counts (the machine may be shared)
 
 
 def machine() -> None:
@@ -231,8 +237,11 @@ def shanten_section(count: int, rng: random.Random, kinds: int = 34, label: str 
 
 
 def engine_section(quick: bool) -> None:
-    """Engine speed in CPU time: random legal play (actions/s, every action validated), and policy self-play
-    (deals/s)."""
+    """Engine speed: random legal play (actions/s, every action validated), and whole games of self-play
+    by the built-in policy and by the strong bot, in deals per CPU-second (``time.process_time``), each
+    with the seat's view built the two ways bots have had it: read back from the seat's view document
+    (the browser's JSON, as bots saw the table before) and built from the deal itself
+    (:meth:`game.seatview.SeatView.of`). Both ways play the same games; the run checks that they do."""
     deals = 100 if quick else 1000
     rng = random.Random(7)
     actions = 0
@@ -252,23 +261,59 @@ def engine_section(quick: bool) -> None:
     elapsed = time.process_time() - started
     print(f"engine, random legal play, {deals:,} deals:")
     print(f"  {'legal_actions + apply (validated)':<58}{actions / elapsed:>10,.0f} actions/s")
-    started = time.process_time()
-    policy_deals = deals // 4
-    played = 0
-    game = Game(Rules(), seed="bench-policy/0")
-    while played < policy_deals:
-        if game.phase is GamePhase.OVER:
-            game = Game(Rules(), seed=f"bench-policy/{played}")
-        elif game.phase is GamePhase.BETWEEN:
-            played += 1
-            for seat in range(4):
-                game.apply(seat, {"type": "ready"})
-        else:
+    policy_deals, strong_deals = (40, 10) if quick else (250, 50)
+    _self_play("built-in policy self-play (game.policy.decide)", lambda seed: decide, policy_deals)
+    _self_play("strong against strong (game.strong.StrongBot)", lambda seed: StrongBot(seed).decide, strong_deals)
+
+
+Decide = Callable[[SeatView], Action]
+Viewer = Callable[[Game, int], SeatView]
+
+
+def _self_play(label: str, bot: Callable[[str], Decide], deals: int) -> None:
+    """Whole games of ``deals`` deals by ``bot`` at every seat, timed in CPU seconds, the seat's view built
+    each way in turn (best of :data:`_REPEATS` passes each); then whether both ways chose alike."""
+    ways: dict[str, Callable[[], Viewer]] = {
+        "view read back from the seat's view document (before)": lambda: ViewReader().of,
+        "view built from the deal (SeatView.of)": lambda: functools.partial(SeatView.of, cache=SeatViewCache()),
+    }
+    best = dict.fromkeys(ways, 0.0)
+    logs: dict[str, str] = {}
+    for _ in range(_REPEATS):
+        for way, viewer in ways.items():
+            acceptance.forget()  # each pass starts with no hand's figures kept, as a fresh process does
+            start = time.process_time()
+            logs[way] = _play(bot, viewer, deals)
+            best[way] = max(best[way], deals / (time.process_time() - start))
+    print(f"engine, {label}, {deals:,} deals, deals per CPU-second (best of {_REPEATS}):")
+    for way, rate in best.items():
+        print(f"  {way:<58}{rate:>10,.1f} deals/s")
+    before, after = best.values()
+    print(f"  ratio {after / before:.1f}x; the same choices both ways: {len(set(logs.values())) == 1}")
+
+
+def _play(bot: Callable[[str], Decide], viewer: Callable[[], Viewer], deals: int) -> str:
+    """Play ``deals`` deals (whole games, one after another, each seat deciding from its own view), and
+    return a digest of every action taken."""
+    played = number = 0
+    log = hashlib.sha256()
+    while played < deals:
+        game = Game(Rules(), seed=f"bench-self-play/{number}")
+        deciders = [bot(f"{number}/{seat}") for seat in range(4)]
+        view = viewer()  # one per game, as a table and the arena keep one
+        number += 1
+        while game.phase is not GamePhase.OVER and played < deals:
+            if game.phase is GamePhase.BETWEEN:
+                played += 1
+                for seat in range(4):
+                    game.apply(seat, {"type": "ready"})
+                continue
             seat = game.to_act()[0]
-            game.apply(seat, choose(game, seat))
-    elapsed = time.process_time() - started
-    print(f"engine, built-in policy self-play, {policy_deals:,} deals:")
-    print(f"  {'game.policy.choose + apply':<58}{policy_deals / elapsed:>10,.1f} deals/s")
+            action = deciders[seat](view(game, seat))
+            game.apply(seat, action)
+            log.update(f"{seat} {action};".encode())
+        played += game.phase is GamePhase.OVER  # the last deal of a game ends it
+    return log.hexdigest()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -49,7 +49,7 @@ async def _create(name: str, url: str | None, base: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the link; exit 1 if the database cannot be used or the name is a member's already."""
-    from server.cli.db import unusable
+    from server.startup import unusable
     from server.tables.errors import TableError
 
     try:

@@ -14,7 +14,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("score", "server.cli.score", "score one hand and explain it (R8–R10)"),
     ("settle", "server.cli.score", "the payments of one deal (R11, R14)"),
     ("simulate", "server.cli.simulate", "play N deals by the built-in policy and report how they ended"),
-    ("arena", "server.cli.arena", "four bots play N hands in duplicate; win, deal-in and score figures per bot"),
+    ("arena", "server.cli.arena", "four bots play walls in duplicate; win, deal-in and score figures per bot"),
     ("play", "server.cli.play", "play one deal by the built-in policy and narrate it face up"),
     (
         "review",

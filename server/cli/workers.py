@@ -5,6 +5,8 @@ spreads new connections over them). They share the PostgreSQL database and Redis
 so any of them serves any table. A worker that dies is started again, while the others take over
 its tables; SIGTERM or Ctrl+C stops them all, each letting its tables go as it ends. A worker that
 refuses to start (status 2: a busy or unreachable database, say) stops them all with its reason.
+What would stop every worker (the secret key, the database: busy, out of reach, read-only, newer
+than this Sparrow; the cluster's id) is looked at here first, and said once (`refusal`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,6 @@ import subprocess
 import sys
 import time
 from types import FrameType
-
-from server.club.secret import load_secret
 
 __all__ = ["supervise"]
 
@@ -48,6 +48,42 @@ def _command(args: argparse.Namespace, fd: int, index: int, first: bool) -> list
     return command
 
 
+async def refusal(url: str) -> str | None:
+    """Why no worker could start on the PostgreSQL database at ``url``, in one line, or None: it is
+    held by a server on its own, cannot be reached or written to, is newer than this Sparrow, or
+    holds no cluster id. It is upgraded to this Sparrow's schema here, once."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from server.cli.db import check_database
+    from server.cluster.identity import cluster_prefix
+    from server.startup import StartFault, unusable
+    from server.store.lock import DatabaseBusy, hold
+    from server.store.session import make_engine
+
+    try:
+        lock = await hold(url, shared=True)
+    except DatabaseBusy as exc:
+        return str(exc)
+    except Exception as exc:  # (asyncpg's errors, OSError: out of reach)
+        return unusable(exc)
+    try:
+        problem = await check_database(url)
+        if problem:
+            return problem
+        engine = make_engine(url)
+        try:
+            await cluster_prefix(engine)
+        except StartFault as exc:
+            return str(exc)
+        except (SQLAlchemyError, OSError) as exc:
+            return unusable(exc)
+        finally:
+            await engine.dispose()
+    finally:
+        await lock.release()
+    return None
+
+
 def supervise(listener: socket.socket, args: argparse.Namespace, port: int) -> int:
     """Run ``args.workers`` workers on ``listener`` until told to stop; the exit status."""
     fd = listener.fileno()
@@ -65,7 +101,6 @@ def supervise(listener: socket.socket, args: argparse.Namespace, port: int) -> i
                 if worker.poll() is None:
                     worker.send_signal(signal.SIGTERM)
 
-    load_secret()  # made once, here, so that every worker signs sessions with the same key
     workers = [spawn(i, first=True) for i in range(count)]
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

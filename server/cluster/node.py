@@ -158,6 +158,7 @@ class Node:
         # (monotonic) by table: a lease this process took lately holds at least until then, renewed
         # or not (the renewer may not have renewed it yet, nor anything since its last failure)
         self._held_until: dict[str, float] = {}
+        self._lapsed: float | None = None  # (monotonic) since the renewals fell behind (said once): no table is taken
         self.prefix = prefix  # of the bus's channels and keys: `server.cluster.identity.cluster_prefix`
         self.bus = Bus(redis_url, self.id, self.prefix, on_gone=self._gone, on_down=self._bus_down, on_up=self._bus_up)
         self._rids = itertools.count(1)
@@ -185,7 +186,7 @@ class Node:
         loop = asyncio.get_running_loop()
         # The loop beats from now on: while it does not, the renewer stops renewing (after a bound).
         self._tasks = [loop.create_task(self._beat(), name="cluster-beat")]
-        await self._round()
+        await self._round(club=False)  # (the club was read as the process started)
         self._tasks.append(loop.create_task(self._run(self._round), name="cluster-round"))
 
     async def close(self) -> None:
@@ -221,10 +222,14 @@ class Node:
                 log.exception("cluster: acting on the leases' renewal failed")
             await asyncio.sleep(BEAT)
 
-    async def _round(self) -> None:
+    async def _round(self, *, club: bool = True) -> None:
+        """One tick's steps, and (``club``) the club read again beside them: on a distant database
+        its reads take round trips that would otherwise hold up the takeovers."""
         steps = (self._take_orphans, self._check_links, self._check_hosted, self._share_directory)
         unreachable = False
-        for step in (*steps, self._reload_club):
+
+        async def run(step: Callable[[], Awaitable[None]]) -> None:
+            nonlocal unreachable
             started = time.monotonic()
             try:
                 await step()
@@ -233,7 +238,7 @@ class Node:
             except (OSError, DBAPIError) as exc:
                 if isinstance(exc, IntegrityError | ProgrammingError | DataError):  # a wrong query: a bug
                     log.exception("cluster: %s failed; trying again in %g s", step.__name__.strip("_"), self.tick)
-                    continue
+                    return
                 unreachable = True
                 if self._db_down_since is None:  # said once when it starts, and once when it ends
                     self._db_down_since = started
@@ -241,6 +246,12 @@ class Node:
                     log.warning("cluster: the database cannot be reached (%s); trying again every %g s", why, self.tick)
             except Exception:
                 log.exception("cluster: %s failed; trying again in %g s", step.__name__.strip("_"), self.tick)
+
+        async def in_turn() -> None:
+            for step in steps:
+                await run(step)
+
+        await asyncio.gather(in_turn(), *([run(self._reload_club)] if club else []))
         if not unreachable and self._db_down_since is not None:
             lasted = time.monotonic() - self._db_down_since
             log.warning("cluster: the database answers again after %.0f s", lasted)
@@ -252,6 +263,9 @@ class Node:
 
         :raises TableError: (503) when the lease cannot be taken.
         """
+        if self._lapsed is not None:
+            why = "this server process cannot keep a table just now: its database answers too slowly, or not at all"
+            raise TableError("server/storage", f"{why}; try again in a moment", status=503)
         asked = time.monotonic()
         token = await self.leases.take(table_id)
         if token is None:
@@ -265,10 +279,14 @@ class Node:
         return table_id in self.journal.tokens
 
     def _heed_renewals(self) -> None:
-        """Act on what the renewer found: drop the tables another process took, and every table once
-        the leases could not be renewed for nearly a lease (before they run out); the database
-        writes again once a renewal (a write) begun after a failed write succeeds."""
-        last, good = self.renewer.last, self.renewer.good
+        """Act on what the renewer found: drop the tables another process took, and every table whose
+        lease may run out within a tick (before it does) while the renewals are not keeping it: the
+        latest failed, one is still under way (a database far away, or silent), or the renewer died;
+        the database writes again once a renewal (a write) begun after a failed write succeeds.
+        Renewals that fall behind (`Renewer.lagging`: failed, or too slow to keep a lease) are said
+        once, and once when they keep up again; meanwhile this process takes no table (`lapsed`)."""
+        renewer = self.renewer
+        last, good = renewer.last, renewer.good
         now = time.monotonic()
         if last is not None and last is not self._seen:
             self._seen = last
@@ -277,22 +295,32 @@ class Node:
                     if table_id not in last.held and self.journal.tokens.get(table_id) == token:
                         log.error("cluster: table %s is no longer this process's; it stops here", table_id)
                         self._drop(table_id)
-        # A renewal that fails, or a renewer that died: the leases may run out; stop touching the
-        # tables a tick before (a renewal stuck on a silent database fails within 2 ticks). A lease
-        # taken since (a takeover as the database came back, before the renewer's next renewal)
-        # holds for a lease from its taking: it is let go only once that may run out too.
-        stuck = (last is not None and last.failed) or not self.renewer.alive
-        if stuck and self.journal.tokens:
-            renewed = -math.inf if good is None else good.until
-            due = [
-                table_id
-                for table_id in self.journal.tokens
-                if now >= max(renewed, self._held_until.get(table_id, -math.inf)) - self.tick
-            ]
-            if due:
-                log.error("cluster: the leases could not be renewed in time; this process lets its tables go")
-                for table_id in due:
-                    self._drop(table_id)
+        # A lease holds until the last good renewal's grant from when it was sent (the database counts
+        # from later still), or, taken lately (a takeover as the database came back, before the
+        # renewer's next renewal), a lease from its taking. A renewer that succeeded and waits to renew
+        # again renews in time: its grants are short only while this loop was silent (a busy loop
+        # keeps its tables, server/cluster/renewer.py), and its next renewal, due within `EVERY`
+        # seconds, grants a whole lease.
+        renewed = -math.inf if good is None else good.until
+        keeping = renewer.alive and last is not None and not last.failed and renewer.asking is None
+        due = [
+            table_id
+            for table_id in self.journal.tokens
+            if not keeping and now >= max(renewed, self._held_until.get(table_id, -math.inf)) - self.tick
+        ]
+        why = renewer.lagging(now)
+        if (why is not None or due) and self._lapsed is None:
+            self._lapsed = now
+            log.error(
+                "cluster: the leases cannot be renewed in time (%s); this process lets its tables go before their "
+                "leases run out, and takes none until they can",
+                why or "a lease may run out before it is renewed",
+            )
+        elif why is None and not due and self._lapsed is not None and renewed - self.tick > now:
+            log.warning("cluster: the leases are renewed in time again after %.0f s", now - self._lapsed)
+            self._lapsed = None
+        for table_id in due:
+            self._drop(table_id)
         for table_id in [t for t, until in self._held_until.items() if until <= now]:
             del self._held_until[table_id]  # held by the renewals alone from now on
         if self.journal.trouble is None:
@@ -315,8 +343,8 @@ class Node:
         await self.leases.release(table_ids)
 
     def _stale(self, table_id: str) -> None:
-        """A write of ``table_id`` was refused as stale: another process has it now."""
-        log.error("cluster: table %s was taken over by another process; it stops here", table_id)
+        """A write of ``table_id`` was refused as stale: another process has it now (the journal said so)."""
+        log.debug("cluster: table %s was taken over by another process; it stops here", table_id)
         self._drop(table_id)
 
     def _drop(self, table_id: str) -> None:
@@ -330,7 +358,7 @@ class Node:
             actor.abandon(MOVED)
 
     async def _take_orphans(self) -> None:
-        if not self.lobby.accepting:
+        if not self.lobby.accepting or self._lapsed is not None:  # (tables it could not keep)
             return
         found = await self.leases.orphans(ORPHANS_LOOKED_AT)
         if not found:

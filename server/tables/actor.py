@@ -36,6 +36,7 @@ from server.tables.journal import (
     Record,
     StoredTable,
     WriteOutcomeUnknown,
+    WriteRefused,
 )
 from server.tables.messages import (
     Act,
@@ -481,8 +482,10 @@ class TableActor(Seating, Presence):
             await write
         except WriteOutcomeUnknown:
             raise  # not "nothing changed": the table is rebuilt from what was stored (`_recover`)
-        except Exception:
-            if self.journal.trouble is None:
+        except Exception as exc:
+            if isinstance(exc, WriteRefused):  # the journal said why, in one line
+                log.debug("table %s could not write to storage: %s", self.id, exc)
+            elif self.journal.trouble is None:
                 log.exception("table %s could not write to storage", self.id)
             else:  # the journal said why when its writes began to fail: not again per table and try
                 log.debug("table %s could not write to storage: %s", self.id, self.journal.trouble)
