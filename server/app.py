@@ -127,16 +127,21 @@ async def storage_down(request: Request, exc: Exception) -> Response:
 
 
 async def healthz(request: Request) -> Response:
-    """200 while the server can serve and store; 503, with the reason, while its writes fail."""
+    """200 while the server can serve and store; 503, with the reason, while its writes fail or (one of
+    several processes) while it is cut off from the others' bus."""
     lobby = _lobby(request)
     trouble = lobby.journal.trouble
-    body: dict[str, object] = {"ok": trouble is None, "tables": len(lobby.tables), "accepting": lobby.accepting}
     node = request.app.state.forwarding
+    cut_off = None if node is None else node.bus.cut_off()
+    ok = trouble is None and cut_off is None
+    body: dict[str, object] = {"ok": ok, "tables": len(lobby.tables), "accepting": lobby.accepting}
     if node is not None:
         body["cluster"] = node.describe()
     if trouble is not None:
         body["storage"] = trouble
-    return JSONResponse(body, status_code=200 if trouble is None else 503)
+    if cut_off is not None:
+        body["bus"] = cut_off
+    return JSONResponse(body, status_code=200 if ok else 503)
 
 
 LIST_LIMIT, LIST_MAX = 100, 500  # tables in one page of the lobby list: by default, at most

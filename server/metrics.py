@@ -20,6 +20,9 @@ and the event-loop lag it shows then grows with the time the loop has not run.
 - ``sparrow_tables_taken_over_total``, ``sparrow_tables_lost_total``: with several processes
   (server/cluster), tables this process took over from one that stopped, and tables it let go
   because another took them (its lease ran out, or a write was refused as stale);
+- ``sparrow_bus_cut_off``: with several processes, 1 while this process is cut off from the others'
+  bus (Redis out of reach, or its own subscription lost: server/cluster/bus.py), else 0; /healthz
+  answers 503 meanwhile;
 - ``process_*``: the process's CPU, memory and open files.
 """
 
@@ -37,6 +40,7 @@ from wsgiref.simple_server import WSGIServer
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, start_http_server
 
 __all__ = [
+    "BUS_CUT_OFF",
     "GC_PAUSE",
     "HEADS_CLOSED",
     "INTENTS",
@@ -92,6 +96,11 @@ TAKEN_OVER = Counter(
 )
 LOST = Counter(
     "sparrow_tables_lost", "Tables this process let go because another process took them.", registry=REGISTRY
+)
+BUS_CUT_OFF = Gauge(
+    "sparrow_bus_cut_off",
+    "1 while this process is cut off from the other processes' bus (Redis out of reach, or its subscription lost).",
+    registry=REGISTRY,
 )
 
 STATUSES = ("waiting", "playing", "adjourned", "over")  # always shown, 0 when none

@@ -1,9 +1,13 @@
 """A TCP proxy of the test's own, in its event loop, in front of PostgreSQL or Redis: it forwards, or
 is cut (closes every connection and refuses new ones), or black-holes (accepts, forwards nothing,
 closes nothing: a network partition; what is sent meanwhile is held, or dropped as by a proxy that
-loses it), until the test says otherwise. It can add a latency to every round trip (half each way,
-as a distant database would), and counts round trips: a client's bytes that follow the server's
-answer on their connection start one (so a pipelined batch of statements is one round trip).
+loses it; either way, or one way only), until the test says otherwise. It mends as a network does
+(the connections held carry on), or as one that forgot them (a NAT or a firewall that lost its
+state): those stay silent for good, never closed, or closed on the server's side only, as the
+server's keepalives close a peer that went quiet. It can add a latency to every round trip (half
+each way, as a distant database would), and counts round trips: a client's bytes that follow the
+server's answer on their connection start one (so a pipelined batch of statements is one round
+trip).
 """
 
 from __future__ import annotations
@@ -21,12 +25,16 @@ class TcpProxy:
         self.port = port
         self.mode = "forward"  # or "cut", "black hole"
         self.drop = False  # in a black hole: what is sent is dropped rather than held
+        self.way = "both"  # in a black hole, what is held: "both", "to server" or "to client"
         self.refused = 0  # connections closed at once because the proxy was cut
         self.latency = 0.0  # seconds added to every round trip: half on the way there, half back
         self.round_trips = 0  # times a client spoke after hearing from the server (or first), on any connection
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._accepted_count = 0  # connections accepted so far: the next one's number
+        self._forgotten = 0  # connections numbered below this are silent for good (`mend(forget=True)`)
+        self._upstream: dict[int, asyncio.StreamWriter] = {}  # by connection number: its server side
 
     @property
     def url_part(self) -> str:
@@ -51,14 +59,30 @@ class TcpProxy:
         self.mode = "cut"
         self._close_all()
 
-    def black_hole(self, *, drop: bool = False) -> None:
-        """From now on nothing crosses, either way, and nothing is closed; what is sent meanwhile is
-        held until the proxy mends, or with ``drop`` lost."""
-        self.mode, self.drop = "black hole", drop
+    def black_hole(self, *, drop: bool = False, way: str = "both") -> None:
+        """From now on nothing crosses (``way``: either way, or only "to server" or "to client"), and
+        nothing is closed; what is sent meanwhile is held until the proxy mends, or with ``drop`` lost."""
+        assert way in ("both", "to server", "to client")
+        self.mode, self.drop, self.way = "black hole", drop, way
 
-    def mend(self) -> None:
-        """Forward again (connections held in a black hole carry on; cut ones stay closed)."""
+    def mend(self, *, forget: bool = False, server_closes: bool = False) -> None:
+        """Forward again: connections held in a black hole carry on (cut ones stay closed). With
+        ``forget``, every connection made so far stays silent for good instead (nothing crosses,
+        nothing is closed: a NAT that lost their state), and new ones forward; with ``server_closes``
+        too, the server's end of each is closed (as its keepalives close a peer gone quiet)."""
         self.mode = "forward"
+        if forget:
+            self._forgotten = self._accepted_count
+        if forget and server_closes:
+            for number in [n for n in self._upstream if n < self._forgotten]:
+                self._upstream.pop(number).transport.abort()
+
+    def _held(self, number: int, side: str) -> bool:
+        """Whether what ``side`` ("client" or "server") sends on connection ``number`` is held now."""
+        if number < self._forgotten:
+            return True
+        toward = "to server" if side == "client" else "to client"
+        return self.mode == "black hole" and self.way in ("both", toward)
 
     def _close_all(self) -> None:
         for writer in list(self._writers):
@@ -76,13 +100,17 @@ class TcpProxy:
             writer.transport.abort()
             return
         self._writers |= {writer, up_writer}
+        number, self._accepted_count = self._accepted_count, self._accepted_count + 1
+        self._upstream[number] = up_writer
         turn = ["server"]  # who spoke last on this connection
         for source, sink, side in ((reader, up_writer, "client"), (up_reader, writer, "server")):
-            task = asyncio.get_running_loop().create_task(self._pipe(source, sink, side, turn))
+            task = asyncio.get_running_loop().create_task(self._pipe(number, source, sink, side, turn))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter, side: str, turn: list[str]) -> None:
+    async def _pipe(
+        self, number: int, source: asyncio.StreamReader, sink: asyncio.StreamWriter, side: str, turn: list[str]
+    ) -> None:
         loop = asyncio.get_running_loop()
         late: asyncio.Queue[tuple[float, bytes] | None] = asyncio.Queue()  # (when it is due, bytes)
         delivery = loop.create_task(self._deliver(late, sink))
@@ -90,9 +118,9 @@ class TcpProxy:
         delivery.add_done_callback(self._tasks.discard)
         try:
             while data := await source.read(65536):
-                if self.mode == "black hole" and self.drop:
+                if self._held(number, side) and (self.drop or number < self._forgotten):
                     continue
-                while self.mode == "black hole":
+                while self._held(number, side):
                     await asyncio.sleep(0.05)  # held: it crosses when the proxy mends
                 if self.mode == "cut":
                     break
@@ -106,9 +134,11 @@ class TcpProxy:
             late.put_nowait(None)
             with contextlib.suppress(Exception):
                 await delivery
-            with contextlib.suppress(Exception):
-                sink.transport.abort()
-            self._writers.discard(sink)
+            if number >= self._forgotten:  # (a forgotten connection's client hears nothing, not even a close)
+                with contextlib.suppress(Exception):
+                    sink.transport.abort()
+                self._writers.discard(sink)
+                self._upstream.pop(number, None)
 
     async def _deliver(self, late: asyncio.Queue[tuple[float, bytes] | None], sink: asyncio.StreamWriter) -> None:
         """Write what arrives on ``late``, each at its time (in order: the latency is a delay, not a

@@ -161,8 +161,9 @@ class _Player:
     acked_at: list[float] = field(default_factory=list)
     answered_in: list[float] = field(default_factory=list)  # seconds from each acknowledged move to its ack
     connections: int = 0
+    dropped: int = 0  # times its socket was refused or closed under it
     stop: bool = False
-    paused: bool = False  # it makes no move meanwhile, but keeps its socket
+    paused: bool = False  # it makes no move meanwhile, but keeps its socket (and reconnects, if it closes)
     answer_within: float = ANSWER_WITHIN  # seconds it waits for a move's answer before it gives the socket up
     doing: str = ""  # what it is doing now, and why it last reconnected (for a failure's message)
 
@@ -185,6 +186,7 @@ class _Player:
                 self.doing = f"playing at :{port}"
                 await self._moves(client)
             except (AssertionError, WebSocketException) as exc:  # closed under it (1012, or its process died)
+                self.dropped += 1
                 self.doing = f"{exc} at :{port}"[:200]
                 await asyncio.sleep(0.3)
             finally:
@@ -194,6 +196,7 @@ class _Player:
     async def _moves(self, client: LiveClient) -> None:
         while not self.stop:
             if self.paused:
+                assert client.close_code is None, f"socket closed ({client.close_code}) while paused"
                 await asyncio.sleep(0.05)
                 continue
             move = hurried_move(client)
