@@ -45,8 +45,10 @@ lint: $(TEST_STAMP)
 	$(BIN)/ruff check game server tests benchmarks
 	$(BIN)/mypy
 
+# The hand analysis beside the `mahjong` package, then the CPU of short `sparrow` commands, start-up included.
 bench: $(TEST_STAMP)
 	$(BIN)/python benchmarks/analysis.py
+	$(BIN)/python benchmarks/startup.py --repeat 3
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

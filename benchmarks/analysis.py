@@ -1,10 +1,16 @@
-"""Benchmark of Sparrow's hand analysis against the PyPI ``mahjong`` package (``make bench``).
+"""Benchmark of Sparrow's hand analysis against the PyPI ``mahjong`` and ``xiangting`` packages (``make bench``).
 
-Prints, in one run: the machine; how long the lookup tables take to build (once per process,
-outside every timed loop); the R15.4 census time; win checks per second on complete hands and
-standard shanten per second on random hands, ours against ``mahjong`` on the very same count
-vectors, with the speed ratio and how many answers agreed; and the engine's speed (see
+Prints, in one run: the machine; how long the lookup tables take to build, and to load from their
+cache file (outside every timed loop); the R15.4 census time; win checks per second on complete hands and
+shanten per second on random hands, ours against ``mahjong`` (pure Python) and ``xiangting`` (Rust,
+with Python bindings) on the very same count vectors, with the speed ratios and how many answers
+agreed; and the engine's speed, self-play by the built-in policy and by the strong bot included (see
 :func:`engine_section`). Fixed seed; ``--quick`` for a smaller run.
+
+Every comparison runs its functions over the same list of hands (``list(map(f, hands))``), in seven
+passes: in each pass every function runs over all the hands in turn, the first rotating from pass to
+pass, timed in CPU time (``time.process_time``). Rates are the median pass; a ratio is the median over
+passes of the two functions' times in the same pass.
 
     .venv/bin/python benchmarks/analysis.py [--quick] [--seed N]
 """
@@ -12,26 +18,34 @@ vectors, with the speed ratio and how many answers agreed; and the engine's spee
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
 import os
 import platform
 import random
+import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
 from importlib import metadata
 
-from game import Game, GamePhase, Rules, suit_census
-from game.hand import is_win, standard_shanten
+from game import Action, Game, GamePhase, Rules, acceptance, suit_census
+from game.hand import any_form_shanten, is_win, standard_shanten
+from game.hand_tables import tables
 from game.notation import format_tiles
-from game.policy import choose
-from game.suit_tables import tables
+from game.policy import decide
+from game.seatread import ViewReader
+from game.seatview import SeatView, SeatViewCache
+from game.strong import StrongBot
+from game.suit_tables import build
 from game.tiles import Tile
 
 R15_4 = {"9": 1, "8": 16, "7": 79, "6": 392, "5": 1335, "4": 2948, "3": 6739, "2": 14493, "1": 14067, "0": 53530}
 _PUNGS = [(k, k, k) for k in range(34)]
 _CHOWS = [(s * 9 + r, s * 9 + r + 1, s * 9 + r + 2) for s in range(3) for r in range(7)]
 _GROUPS = _PUNGS + _CHOWS
-_REPEATS = 3  # each timed loop runs this often; the best run counts (the machine may be shared)
+_PASSES = 7  # each comparison runs this many passes; the median counts (the machine may be shared)
+_REPEATS = 3  # self-play passes each way; the best counts (the machine may be shared)
 
 
 def machine() -> None:
@@ -44,7 +58,7 @@ def machine() -> None:
         pass
     print(f"machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.machine()}")
     print(f"python:  {platform.python_implementation()} {platform.python_version()}")
-    versions = ", ".join(f"{name} {_version(name)}" for name in ("numpy", "mahjong"))
+    versions = ", ".join(f"{name} {_version(name)}" for name in ("numpy", "mahjong", "xiangting"))
     print(f"libs:    {versions}")
 
 
@@ -55,15 +69,34 @@ def _version(name: str) -> str:
         return "not installed"
 
 
-def _best_time(function: Callable[[Sequence[int]], object], hands: list[list[int]]) -> tuple[float, list[object]]:
-    """Best wall time of ``_REPEATS`` passes of ``function`` over ``hands``, and the last pass's answers."""
-    best = float("inf")
-    answers: list[object] = []
-    for _ in range(_REPEATS):
-        start = time.perf_counter()
-        answers = [function(h) for h in hands]
-        best = min(best, time.perf_counter() - start)
-    return best, answers
+Race = dict[str, tuple[list[float], list[object]]]  # name → (seconds per pass, the last pass's answers)
+
+
+def _race(functions: dict[str, Callable[[Sequence[int]], object]], hands: list[list[int]]) -> Race:
+    """Time every function over all of ``hands`` once in each of ``_PASSES`` passes, in turn, the first
+    of each pass rotating. (Turns of a thousand hands cost our lookups about a tenth: each turn begins
+    with the tables pushed out of the CPU caches by the other library's turn.)"""
+    names = list(functions)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    answers: dict[str, list[object]] = {}
+    for number in range(_PASSES):
+        first = number % len(names)
+        for name in names[first:] + names[:first]:
+            begun = time.process_time()
+            answers[name] = list(map(functions[name], hands))
+            times[name].append(time.process_time() - begun)
+    return {name: (times[name], answers[name]) for name in names}
+
+
+def _rate(race: Race, name: str, count: int) -> float:
+    """Median hands per second of one function."""
+    return count / statistics.median(race[name][0])
+
+
+def _ratio(race: Race, ours: str, theirs: str) -> str:
+    """How many times faster ``ours`` ran than ``theirs``: the median over passes, and the range."""
+    each = [t / o for o, t in zip(race[ours][0], race[theirs][0], strict=True)]
+    return f"{statistics.median(each):.2f}x (passes {min(each):.2f}-{max(each):.2f})"
 
 
 def _show(counts: Sequence[int]) -> str:
@@ -71,24 +104,31 @@ def _show(counts: Sequence[int]) -> str:
 
 
 def table_section() -> None:
-    """Time the one-off build of the lookup tables (must run before anything else uses them)."""
-    start = time.perf_counter()
+    """Time the build of the lookup tables, and their load from the cache file as a new process gets them
+    (before the timed loops)."""
+    start = time.process_time()
+    build()
+    built = time.process_time() - start
+    tables()  # (writes the cache file if there was none)
+    tables.cache_clear()
+    start = time.process_time()
     tables()
-    print(f"lookup tables: built in {time.perf_counter() - start:.2f} s (once per process, before the timed loops)")
+    loaded = time.process_time() - start
+    print(f"lookup tables: built in {built:.2f} s of CPU; loaded from the cache file in {loaded:.2f} s")
 
 
 def census_section() -> None:
     """Time the R15.4 census of 13-tile one-suit hands from cold, and check its figures."""
     best = float("inf")
     result = None
-    for _ in range(_REPEATS):
+    for _ in range(3):  # the best of three: the cold census is not compared with anything
         suit_census._sets_only.cache_clear()  # cold: no complete vectors cached
-        start = time.perf_counter()
+        start = time.process_time()
         result = suit_census.census(13)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     assert result is not None and result["hands"] == 93600
     ok = result.get("by_waits") == R15_4
-    print(f"R15.4 census (13 tiles, 93,600 hands): {best:.3f} s, figures {'match' if ok else 'DIFFER from'} R15.4")
+    print(f"R15.4 census (13 tiles, 93,600 hands): {best:.3f} s CPU, figures {'match' if ok else 'DIFFER from'} R15.4")
     slowest, size = 0.0, 0
     for tiles in range(18):  # every hand size `sparrow analyze suit --tiles N` answers, each from cold
         suit_census._sets_only.cache_clear()
@@ -131,40 +171,81 @@ def win_section(count: int, rng: random.Random) -> None:
     from mahjong.agari import Agari
 
     hands = complete_hands(count, rng)
-    agari = Agari()
-    ours, our_answers = _best_time(is_win, hands)
-    theirs, their_answers = _best_time(agari.is_agari, hands)
+    race = _race({"ours": is_win, "mahjong": Agari().is_agari}, hands)
     print(f"win check, {count:,} complete 14-tile hands (4 sets + pair):")
-    print(f"  {'ours    game.hand.is_win':<58}{count / ours:>10,.0f} /s   all complete: {all(our_answers)}")
-    print(f"  {'mahjong Agari().is_agari':<58}{count / theirs:>10,.0f} /s   all complete: {all(their_answers)}")
-    print(f"  ratio {theirs / ours:.1f}x")
+    for name, label in (("ours", "ours    game.hand.is_win"), ("mahjong", "mahjong Agari().is_agari")):
+        print(f"  {label:<58}{_rate(race, name, count):>10,.0f} /s   all complete: {all(race[name][1])}")
+    agree = sum(a == b for a, b in zip(race["ours"][1], race["mahjong"][1], strict=True))
+    print(f"  ratio ours / mahjong {_ratio(race, 'ours', 'mahjong')}; answers agreed: {agree:,} of {count:,}")
+
+
+def _xiangting() -> Callable[[Sequence[int]], object] | None:
+    """``xiangting``'s replacement number (its shanten + 1) of a count vector, called straight from C
+    (``functools.partial``: no Python frame of ours in its time), if it is installed."""
+    try:
+        import xiangting
+    except ImportError:
+        return None
+    return functools.partial(xiangting.calculate_replacement_number, player_count=xiangting.PlayerCount.FOUR)
 
 
 def shanten_section(count: int, rng: random.Random, kinds: int = 34, label: str = "") -> None:
-    """Shanten per second: ``standard_shanten`` against ``Shanten.calculate_shanten_for_regular_hand``."""
+    """Shanten per second: ``standard_shanten`` against ``mahjong``'s regular-hand shanten and against
+    ``xiangting`` (which takes the lowest of three forms: standard, seven pairs, Thirteen Orphans), and
+    ``any_form_shanten`` (the same three forms) against ``xiangting``, like for like."""
     from mahjong.shanten import Shanten
 
     hands = random_hands(count, rng, kinds)
-    ours, our_answers = _best_time(standard_shanten, hands)
-    theirs, their_answers = _best_time(Shanten.calculate_shanten_for_regular_hand, hands)
-    agree = sum(a == b for a, b in zip(our_answers, their_answers, strict=True))
-    print(f"standard shanten, {count:,} random 13- and 14-tile hands{label}:")
-    print(f"  {'ours    game.hand.standard_shanten':<58}{count / ours:>10,.0f} /s")
-    print(f"  {'mahjong Shanten.calculate_shanten_for_regular_hand':<58}{count / theirs:>10,.0f} /s")
-    print(f"  ratio {theirs / ours:.1f}x; answers agreed: {agree:,} of {count:,}")
+    functions: dict[str, Callable[[Sequence[int]], object]] = {
+        "ours": standard_shanten,
+        "mahjong": Shanten.calculate_shanten_for_regular_hand,
+    }
+    peer = _xiangting()
+    if peer is not None:
+        functions["any"] = any_form_shanten
+        functions["xiangting"] = peer
+    race = _race(functions, hands)
+    labels = {
+        "ours": "ours      game.hand.standard_shanten",
+        "mahjong": "mahjong   Shanten.calculate_shanten_for_regular_hand",
+        "any": "ours      game.hand.any_form_shanten (3 forms)",
+        "xiangting": "xiangting calculate_replacement_number (3 forms)",
+    }
+    print(f"shanten, {count:,} random 13- and 14-tile hands{label}:")
+    for name in functions:
+        print(f"  {labels[name]:<58}{_rate(race, name, count):>10,.0f} /s")
+    ours, theirs = race["ours"][1], race["mahjong"][1]
+    agree = sum(a == b for a, b in zip(ours, theirs, strict=True))
+    print(f"  ratio standard ours / mahjong   {_ratio(race, 'ours', 'mahjong')}; agreed: {agree:,} of {count:,}")
     shown = 0
-    for hand, a, b in zip(hands, our_answers, their_answers, strict=True):
+    for hand, a, b in zip(hands, ours, theirs, strict=True):
         if a != b and shown < 10:
             print(f"  DISAGREE {_show(hand)}: ours {a}, mahjong {b}")
+            shown += 1
+    if peer is None:
+        print("  (xiangting not installed: pip install 'sparrow[bench]')")
+        return
+    three, other = race["any"][1], [replacement - 1 for replacement in race["xiangting"][1]]  # type: ignore[operator]
+    agree = sum(a == b for a, b in zip(three, other, strict=True))
+    print(f"  ratio standard ours / xiangting {_ratio(race, 'ours', 'xiangting')} (it computes 3 forms)")
+    print(f"  ratio 3 forms ours / xiangting  {_ratio(race, 'any', 'xiangting')}; agreed: {agree:,} of {count:,}")
+    shown = 0
+    for hand, a, b in zip(hands, three, other, strict=True):
+        if a != b and shown < 10:
+            print(f"  DISAGREE {_show(hand)}: ours {a}, xiangting {b}")
             shown += 1
 
 
 def engine_section(quick: bool) -> None:
-    """Engine speed: random legal play (actions/s, every action validated), and policy self-play (deals/s)."""
+    """Engine speed: random legal play (actions/s, every action validated), and whole games of self-play
+    by the built-in policy and by the strong bot, in deals per CPU-second (``time.process_time``), each
+    with the seat's view built the two ways bots have had it: read back from the seat's view document
+    (the browser's JSON, as bots saw the table before) and built from the deal itself
+    (:meth:`game.seatview.SeatView.of`). Both ways play the same games; the run checks that they do."""
     deals = 100 if quick else 1000
     rng = random.Random(7)
     actions = 0
-    started = time.perf_counter()
+    started = time.process_time()
     game = Game(Rules(), seed="bench/0")
     for n in range(deals):
         while game.phase is GamePhase.DEAL:
@@ -177,26 +258,62 @@ def engine_section(quick: bool) -> None:
             for seat in range(4):
                 game.apply(seat, {"type": "ready"})
                 actions += 1
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     print(f"engine, random legal play, {deals:,} deals:")
     print(f"  {'legal_actions + apply (validated)':<58}{actions / elapsed:>10,.0f} actions/s")
-    started = time.perf_counter()
-    policy_deals = deals // 4
-    played = 0
-    game = Game(Rules(), seed="bench-policy/0")
-    while played < policy_deals:
-        if game.phase is GamePhase.OVER:
-            game = Game(Rules(), seed=f"bench-policy/{played}")
-        elif game.phase is GamePhase.BETWEEN:
-            played += 1
-            for seat in range(4):
-                game.apply(seat, {"type": "ready"})
-        else:
+    policy_deals, strong_deals = (40, 10) if quick else (250, 50)
+    _self_play("built-in policy self-play (game.policy.decide)", lambda seed: decide, policy_deals)
+    _self_play("strong against strong (game.strong.StrongBot)", lambda seed: StrongBot(seed).decide, strong_deals)
+
+
+Decide = Callable[[SeatView], Action]
+Viewer = Callable[[Game, int], SeatView]
+
+
+def _self_play(label: str, bot: Callable[[str], Decide], deals: int) -> None:
+    """Whole games of ``deals`` deals by ``bot`` at every seat, timed in CPU seconds, the seat's view built
+    each way in turn (best of :data:`_REPEATS` passes each); then whether both ways chose alike."""
+    ways: dict[str, Callable[[], Viewer]] = {
+        "view read back from the seat's view document (before)": lambda: ViewReader().of,
+        "view built from the deal (SeatView.of)": lambda: functools.partial(SeatView.of, cache=SeatViewCache()),
+    }
+    best = dict.fromkeys(ways, 0.0)
+    logs: dict[str, str] = {}
+    for _ in range(_REPEATS):
+        for way, viewer in ways.items():
+            acceptance.forget()  # each pass starts with no hand's figures kept, as a fresh process does
+            start = time.process_time()
+            logs[way] = _play(bot, viewer, deals)
+            best[way] = max(best[way], deals / (time.process_time() - start))
+    print(f"engine, {label}, {deals:,} deals, deals per CPU-second (best of {_REPEATS}):")
+    for way, rate in best.items():
+        print(f"  {way:<58}{rate:>10,.1f} deals/s")
+    before, after = best.values()
+    print(f"  ratio {after / before:.1f}x; the same choices both ways: {len(set(logs.values())) == 1}")
+
+
+def _play(bot: Callable[[str], Decide], viewer: Callable[[], Viewer], deals: int) -> str:
+    """Play ``deals`` deals (whole games, one after another, each seat deciding from its own view), and
+    return a digest of every action taken."""
+    played = number = 0
+    log = hashlib.sha256()
+    while played < deals:
+        game = Game(Rules(), seed=f"bench-self-play/{number}")
+        deciders = [bot(f"{number}/{seat}") for seat in range(4)]
+        view = viewer()  # one per game, as a table and the arena keep one
+        number += 1
+        while game.phase is not GamePhase.OVER and played < deals:
+            if game.phase is GamePhase.BETWEEN:
+                played += 1
+                for seat in range(4):
+                    game.apply(seat, {"type": "ready"})
+                continue
             seat = game.to_act()[0]
-            game.apply(seat, choose(game, seat))
-    elapsed = time.perf_counter() - started
-    print(f"engine, built-in policy self-play, {policy_deals:,} deals:")
-    print(f"  {'game.policy.choose + apply':<58}{policy_deals / elapsed:>10,.1f} deals/s")
+            action = deciders[seat](view(game, seat))
+            game.apply(seat, action)
+            log.update(f"{seat} {action};".encode())
+        played += game.phase is GamePhase.OVER  # the last deal of a game ends it
+    return log.hexdigest()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -208,7 +325,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     wins, shantens, crowded = (20_000, 10_000, 10_000) if args.quick else (200_000, 100_000, 50_000)
 
     machine()
-    print(f"seed {args.seed}{', quick run' if args.quick else ''}; each timed loop: best of {_REPEATS} passes")
+    quick = ", quick run" if args.quick else ""
+    print(f"seed {args.seed}{quick}; each comparison: median of {_PASSES} passes, CPU time")
     print()
     table_section()
     census_section()

@@ -7,11 +7,12 @@ return), in self-play: all four seats share the policy, so every hand gives four
 decisions. The rewards are the environment's: score changes at the end of a hand, scaled down, plus
 its shanten shaping (docs/rl.md, "Rewards") unless ``--shaping 0``.
 
-After training it saves the weights (``--out``, ``.npz``) and plays duplicate arena hands
-(:mod:`game.arena`) as ``trained`` against ``random`` and against ``greedy``, in one process. In the
-arena the agent plays its most likely legal action, decided from the seat's ``SeatView`` alone.
+After training it saves the weights (``--out``, ``.npz``) and plays ``--walls`` duplicate arena walls
+(:mod:`game.arena`; each wall two games, one per seating) as ``trained`` against ``random`` and against
+``greedy``, in one process. In the arena the agent plays its most likely legal action, decided from the
+seat's ``SeatView`` alone.
 
-    .venv/bin/python examples/train_agent.py --minutes 3 --hands 2000
+    .venv/bin/python examples/train_agent.py --minutes 3 --walls 500
 
 Training stops when the time is up, after a whole update. The run prints how many updates it made;
 ``--updates N`` trains exactly N updates whatever the time, so the same seed and the same N give the
@@ -34,7 +35,7 @@ from numpy.typing import NDArray
 from pettingzoo import AECEnv
 
 from game.actions import Action
-from game.arena import ARENA_RULES, BotFigures, Tally, play_wall, walls_for
+from game.arena import ARENA_RULES, BotFigures, Tally, play_wall, seatings
 from game.bots import BOTS, GreedyBot, Seed
 from game.rl import ACTIONS, LAYOUT, NUM_ACTIONS, OBSERVATION_SIZE, action_index, encode, env
 from game.seatview import SeatView
@@ -277,10 +278,10 @@ def registered(name: str, weights: Matrix) -> Iterator[None]:
         del BOTS[name]
 
 
-def arena(bots: tuple[str, str, str, str], hands: int, seed: str) -> Tally:
-    """Play ``hands`` duplicate hands (rounded up to whole walls) in this process."""
+def arena(bots: tuple[str, str, str, str], walls: int, seed: str) -> Tally:
+    """Play ``walls`` duplicate walls, each once by each distinct seating, in this process."""
     tally = Tally()
-    for wall in range(walls_for(hands)):
+    for wall in range(walls):
         tally.add(play_wall(bots, seed, wall))
     return tally
 
@@ -288,10 +289,10 @@ def arena(bots: tuple[str, str, str, str], hands: int, seed: str) -> Tally:
 def report(bots: tuple[str, ...], tally: Tally, seconds: float) -> str:
     """The arena's figures as a small table, one row per bot."""
     lines = [
-        f"arena  {','.join(bots)}: {tally.hands} hands ({tally.walls} walls x 4 rotations), "
+        f"arena  {','.join(bots)}: {tally.games} games ({tally.walls} walls x {len(seatings(bots))} seatings), "
         f"{tally.wash_outs} wash-outs, {seconds:.0f} s",
-        f"{'bot':8} {'hands':>6} {'win %':>6} {'win value':>9} {'deal-in %':>9} {'self-draw %':>11} "
-        f"{'score/hand ± 95% CI':>20}",
+        f"{'bot':8} {'seats':>6} {'win %':>6} {'win value':>9} {'deal-in %':>9} {'self-draw %':>11} "
+        f"{'score/seat ± 95% CI':>20}",
     ]
     for f in tally.figures():
         lines.append(_row(f))
@@ -302,7 +303,7 @@ def _row(f: BotFigures) -> str:
     ci = "" if f.ci95 is None else f" ± {(f.ci95[1] - f.ci95[0]) / 2:.1f}"
     value = "-" if f.mean_win_value is None else f"{f.mean_win_value:.1f}"
     return (
-        f"{f.bot:8} {f.hands:6d} {100 * f.win_rate:6.1f} {value:>9} {100 * f.deal_in_rate:9.1f} "
+        f"{f.bot:8} {f.seats:6d} {100 * f.win_rate:6.1f} {value:>9} {100 * f.deal_in_rate:9.1f} "
         f"{100 * f.self_draw_rate:11.1f} {f.mean_score:+14.1f}{ci:>6}"
     )
 
@@ -314,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     p.add_argument("--minutes", type=float, default=3.0, help="training time (default 3)")
     p.add_argument("--updates", type=int, default=None, help="train exactly this many updates instead")
-    p.add_argument("--hands", type=int, default=2000, help="arena hands per match (default 2000)")
+    p.add_argument("--walls", type=int, default=500, help="arena walls per match, two games each (default 500)")
     p.add_argument("--seed", type=int, default=0, help="seed of training and arena (default 0)")
     p.add_argument("--out", type=Path, default=Path("trained_agent.npz"), help="where to save the weights")
     p.add_argument("--opponents", choices=("self", "greedy"), default="self", help="self-play, or seat 0 vs greedy")
@@ -340,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         for opponent in ("random", "greedy"):
             bots = ("trained", opponent, "trained", opponent)
             started = time.perf_counter()
-            tally = arena(bots, args.hands, str(args.seed))
+            tally = arena(bots, args.walls, str(args.seed))
             print(report(bots, tally, time.perf_counter() - started), flush=True)
     return 0
 

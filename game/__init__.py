@@ -17,7 +17,8 @@ The API, in the spirit of python-chess::
     view(game, seat_or_None)           # the one projection for players (R12)
     digest(game)                       # same rules + seed + actions => same digest
 
-This package does no I/O, reads no clock and uses no randomness but the seeded shuffle.
+This package does no I/O (but for the lookup tables' cache file, :mod:`game.cachefile`), reads no clock
+and uses no randomness but the seeded shuffle.
 """
 
 from __future__ import annotations

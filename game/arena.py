@@ -1,10 +1,14 @@
-"""The bot arena: bots play hands against each other in duplicate, and their results are tallied.
+"""The bot arena: bots play games against each other in duplicate, and their results are tallied.
 
-Duplicate: every wall (the shuffle of one deal) is played four times, with the four bots rotated one
-seat further each time, so every bot plays every seat of every wall. A lucky wall then favours no
-bot: whatever it gives one seat, each bot gets once. Wall ``w`` is the first deal of
-``Game(rules, seed=f"{seed}/{w}")``; in rotation ``r`` seat ``s`` is played by ``bots[(s + r) % 4]``.
-A hand is that one deal, from the shuffle to a win or a wash-out.
+A game here is one deal: a wall (the shuffle of one deal) dealt to one seating of the bots and played
+from the shuffle to a win or a wash-out. Wall ``w`` is the first deal of ``Game(rules, seed=f"{seed}/{w}")``.
+
+Duplicate: every wall is played once by each distinct seating among the four rotations of the bots
+(in rotation ``r`` seat ``s`` is played by ``bots[(s + r) % 4]``), so every bot plays every seat of
+every wall equally often. A lucky wall then favours no bot: whatever it gives one seat, each bot
+gets. A seating is the tuple of bot names per seat, so four different bots give four seatings, two
+bots alternating (A, B, A, B) two, and one bot in every seat one: a rotation that seats the same
+names again would replay a game already played (:func:`seatings`).
 
 Every decision goes the same way: :meth:`game.seatview.SeatView.of` builds the deciding seat's view
 and the bot's ``decide`` gets that view and nothing else, so no bot can look at another hand or the
@@ -13,16 +17,17 @@ wall (R12).
 The arena reads no clock of its own: a caller that wants decision times passes one in.
 
 >>> wall = play_wall(("normal", "greedy", "normal", "greedy"), seed="doc", wall=0)
->>> [len(hand.seats) for hand in wall.hands], sorted({s.bot for hand in wall.hands for s in hand.seats})
-([4, 4, 4, 4], ['greedy', 'normal'])
+>>> [game.rotation for game in wall.games], sorted({s.bot for game in wall.games for s in game.seats})
+([0, 1], ['greedy', 'normal'])
 >>> tally = Tally()
 >>> tally.add(wall)
->>> sum(f.hands for f in tally.figures())
-16
+>>> tally.games, sum(f.seats for f in tally.figures())
+(2, 8)
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -39,19 +44,20 @@ __all__ = [
     "ROTATIONS",
     "ARENA_RULES",
     "BotFigures",
-    "HandResult",
+    "GameResult",
     "SeatResult",
     "Tally",
     "WallResult",
     "check_bots",
     "play_game",
-    "play_hand",
+    "play_seating",
     "play_wall",
     "seating",
+    "seatings",
     "walls_for",
 ]
 
-#: Each wall is played this many times, once per rotation of the bots around the table.
+#: The rotations of the bots around the table; a wall is played by the distinct seatings among them.
 ROTATIONS = 4
 #: The classical rules (R13), without the fair pause (R6.9), which only matters when people play.
 ARENA_RULES: Rules = RULESETS["classical"].with_overrides({"claim_pause": False})
@@ -61,7 +67,7 @@ Clock = Callable[[], float]
 
 @dataclass(frozen=True, slots=True)
 class SeatResult:
-    """How one seat's bot did in one hand."""
+    """How one seat's bot did in one game."""
 
     bot: str
     change: int  # the seat's score change from the deal's settlement (R11)
@@ -74,61 +80,64 @@ class SeatResult:
 
 
 @dataclass(frozen=True, slots=True)
-class HandResult:
-    """One hand: the first deal of a wall played with one seating."""
+class GameResult:
+    """One game: the first deal of a wall played by one seating (the seating of ``rotation``)."""
 
     wall: int
     rotation: int
     termination: Termination
     seats: tuple[SeatResult, ...]
+    moves: int  # actions taken in the deal
+    digest: str  # a fingerprint of those actions: two games with the same digest went move for move alike
 
 
 @dataclass(frozen=True, slots=True)
 class WallResult:
-    """A wall played once per rotation."""
+    """A wall played once by each distinct seating."""
 
     wall: int
-    hands: tuple[HandResult, ...]
+    games: tuple[GameResult, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class BotFigures:
-    """One bot's figures pooled over every seat it played (rates are per hand it sat in)."""
+    """One bot's figures pooled over every seat it played (rates are per seat it played in a game)."""
 
     bot: str
-    hands: int
+    seats: int  # seats it played over all the games: a bot named twice plays two seats of each game
     wins: int
     self_draws: int
     deal_ins: int
-    mean_score: float  # mean score change per hand
-    ci95: tuple[float, float] | None  # 95% interval of mean_score over walls; None with fewer than 2 walls
+    mean_score: float  # mean score change per seat it played
+    ci95: tuple[float, float] | None  # 95% interval of mean_score, one sample per wall; None under 2 walls
     mean_win_value: float | None  # mean value of its winning hands; None if it never won
     decisions: int
     ms_per_move: float | None  # mean time per decision; None without a clock or a decision
 
     @property
     def win_rate(self) -> float:
-        """Share of its hands it won."""
-        return self.wins / self.hands
+        """Share of its seats that won."""
+        return self.wins / self.seats
 
     @property
     def self_draw_rate(self) -> float:
-        """Share of its hands it won on its own draw."""
-        return self.self_draws / self.hands
+        """Share of its seats that won on their own draw."""
+        return self.self_draws / self.seats
 
     @property
     def deal_in_rate(self) -> float:
-        """Share of its hands in which another seat won on its discard."""
-        return self.deal_ins / self.hands
+        """Share of its seats on whose discard another seat won."""
+        return self.deal_ins / self.seats
 
 
-def walls_for(hands: int) -> int:
-    """How many walls give at least ``hands`` hands: every wall is played :data:`ROTATIONS` times.
+def walls_for(games: int, bots: Sequence[str]) -> int:
+    """How many walls give at least ``games`` games: every wall is played once by each of
+    :func:`seatings` ``(bots)``.
 
-    >>> walls_for(10), walls_for(12)
-    (3, 3)
+    >>> walls_for(10, "ABAB"), walls_for(10, "ABCD"), walls_for(10, "AAAA")
+    (5, 3, 10)
     """
-    return max(1, -(-hands // ROTATIONS))
+    return max(1, -(-games // len(seatings(bots))))
 
 
 def check_bots(bots: Sequence[str]) -> tuple[str, str, str, str]:
@@ -155,18 +164,31 @@ def seating(bots: Sequence[str], rotation: int) -> tuple[str, str, str, str]:
     return a, b, c, d
 
 
-def play_hand(
+def seatings(bots: Sequence[str]) -> tuple[int, ...]:
+    """The rotations whose seatings are distinct, in order: the rotations 0 to p − 1, where p (1, 2 or 4)
+    is the first rotation that seats the same names again. A later rotation would replay, move for move,
+    a game that a deterministic bot has already played, and count it twice.
+
+    >>> seatings("ABCD"), seatings("ABAB"), seatings("AABB"), seatings("AAAA")
+    ((0, 1, 2, 3), (0, 1), (0, 1, 2, 3), (0,))
+    """
+    names = tuple(bots)
+    period = next(p for p in (1, 2, ROTATIONS) if seating(names, p) == seating(names, 0))
+    return tuple(range(period))
+
+
+def play_seating(
     bots: Sequence[str],
     seed: str,
     wall: int,
     rotation: int,
     rules: Rules = ARENA_RULES,
     clock: Clock | None = None,
-) -> HandResult:
-    """Play the first deal of wall ``wall`` with the bots seated for ``rotation``.
+) -> GameResult:
+    """Play one game: the first deal of wall ``wall`` with the bots seated for ``rotation``.
 
-    Each seat's bot is made afresh for the hand (seeded from the run's seed, the wall, the rotation and
-    the seat), so no bot carries anything from one hand into another.
+    Each seat's bot is made afresh for the game (seeded from the run's seed, the wall, the rotation and
+    the seat), so no bot carries anything from one game into another.
 
     :raises ValueError: if a bot name is unknown or a bot chooses an action that is not legal.
     """
@@ -210,12 +232,13 @@ def play_hand(
                 seconds=seconds[s],
             )
         )
-    return HandResult(wall, rotation, result.termination, tuple(seats))
+    digest = hashlib.blake2b(repr(game.log).encode(), digest_size=8).hexdigest()
+    return GameResult(wall, rotation, result.termination, tuple(seats), len(game.log), digest)
 
 
 def play_game(bots: Sequence[str], seed: str, rules: Rules = ARENA_RULES, deals: int | None = None) -> Game:
     """A whole game (or its first ``deals`` deals) played by the named bots, seat ``s`` by ``bots[s]``;
-    its actions are in ``game.log``. Each bot decides from its seat's view alone, as in :func:`play_hand`.
+    its actions are in ``game.log``. Each bot decides from its seat's view alone, as in :func:`play_seating`.
 
     :raises ValueError: if a bot name is unknown or a bot chooses an action that is not legal.
     """
@@ -236,16 +259,16 @@ def play_game(bots: Sequence[str], seed: str, rules: Rules = ARENA_RULES, deals:
 def play_wall(
     bots: Sequence[str], seed: str, wall: int, rules: Rules = ARENA_RULES, clock: Clock | None = None
 ) -> WallResult:
-    """Play wall ``wall`` once in each rotation.
+    """Play wall ``wall`` once by each distinct seating (:func:`seatings`).
 
-    :raises ValueError: as :func:`play_hand`.
+    :raises ValueError: as :func:`play_seating`.
     """
-    return WallResult(wall, tuple(play_hand(bots, seed, wall, r, rules, clock) for r in range(ROTATIONS)))
+    return WallResult(wall, tuple(play_seating(bots, seed, wall, r, rules, clock) for r in seatings(bots)))
 
 
 @dataclass
 class _Totals:
-    hands: int = 0
+    seats: int = 0
     wins: int = 0
     self_draws: int = 0
     deal_ins: int = 0
@@ -264,20 +287,21 @@ class Tally:
 
     def __init__(self) -> None:
         self._bots: dict[str, _Totals] = {}
-        self.hands = 0
+        self.games = 0
         self.walls = 0
         self.wash_outs = 0
         self.timed = False
 
     def add(self, wall: WallResult) -> None:
-        """Count every hand of one wall."""
+        """Count every game of one wall; the wall is one sample of each bot's mean score: the mean of
+        its changes over the seats it played in that wall's games."""
         changes: dict[str, list[int]] = {}
-        for hand in wall.hands:
-            self.hands += 1
-            self.wash_outs += hand.termination is Termination.WASH_OUT
-            for seat in hand.seats:
+        for game in wall.games:
+            self.games += 1
+            self.wash_outs += game.termination is Termination.WASH_OUT
+            for seat in game.seats:
                 t = self._bots.setdefault(seat.bot, _Totals())
-                t.hands += 1
+                t.seats += 1
                 t.wins += seat.won
                 t.self_draws += seat.self_drawn
                 t.deal_ins += seat.dealt_in
@@ -295,11 +319,11 @@ class Tally:
         """Each bot's figures, in the order the bots were first seen (the order of ``--bots``)."""
         out = []
         for bot, t in self._bots.items():
-            mean = t.changes / t.hands
+            mean = t.changes / t.seats
             out.append(
                 BotFigures(
                     bot=bot,
-                    hands=t.hands,
+                    seats=t.seats,
                     wins=t.wins,
                     self_draws=t.self_draws,
                     deal_ins=t.deal_ins,

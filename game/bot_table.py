@@ -35,9 +35,7 @@ def read_table(seen: SeatView) -> TableReading:
     """Read the table as one seat sees it (its own hand and public information only)."""
     seat = seen.seat
     visible = seen.visible
-    discarded = [False] * NUM_PLAYING_KINDS
-    for d in seen.discards:
-        discarded[d.tile] = True
+    discarded: list[bool] | None = None  # per kind: whether it has been discarded, read when first needed
     valuable = _DRAGON_KINDS | {int(seen.winds[seat]), int(seen.round_wind)}
     dangerous: list[int] | None = None
     forbidden: set[int] = set()
@@ -47,8 +45,11 @@ def read_table(seen: SeatView) -> TableReading:
         feeds, completes = _big_hand_shown(seen.melds[other], other, seen.discards)
         if not feeds and not completes:
             continue
-        if dangerous is None:
+        if dangerous is None or discarded is None:
             dangerous = [0] * NUM_PLAYING_KINDS
+            discarded = [False] * NUM_PLAYING_KINDS
+            for d in seen.discards:
+                discarded[d.tile] = True
         weight = 2 if other == seen.dealer else 1  # the dealer collects double (R11.1)
         for kind in completes:
             if visible[kind] >= 3:  # the opponent holds at most one: it can only be a pair

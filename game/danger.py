@@ -74,7 +74,7 @@ class Threat:
         return self.ready * min(1.0, self.fit)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Opponent:
     seat: int
     ready: float
@@ -113,7 +113,7 @@ def read_danger(seen: SeatView) -> TableRead:
 def threats(seen: SeatView, kinds: Iterable[int]) -> dict[int, tuple[Threat, ...]]:
     """Why throwing each of ``kinds`` is dangerous, per opponent that is a threat, the most dangerous
     first; the risks are the shares :func:`read_danger` sums."""
-    opponents = [o for o in _opponents(seen, set()) if o.ready]
+    opponents = [o for o in _opponents(seen, set(), explain=True) if o.ready]
     out: dict[int, tuple[Threat, ...]] = {}
     for kind in kinds:
         found = []
@@ -130,8 +130,9 @@ def threats(seen: SeatView, kinds: Iterable[int]) -> dict[int, tuple[Threat, ...
     return out
 
 
-def _opponents(seen: SeatView, forbidden: set[int]) -> list[_Opponent]:
-    """Each opponent's reading, in seat order; adds to ``forbidden`` the pao tiles (R11.3)."""
+def _opponents(seen: SeatView, forbidden: set[int], explain: bool = False) -> list[_Opponent]:
+    """Each opponent's reading, in seat order; adds to ``forbidden`` the pao tiles (R11.3). Only with
+    ``explain`` does each say why it looks close (``why``), in words."""
     me = seen.seat
     visible = seen.visible
     turns = [0, 0, 0, 0]
@@ -156,12 +157,14 @@ def _opponents(seen: SeatView, forbidden: set[int]) -> list[_Opponent]:
         p = 1.0 - math.exp(-pressure)
         if p < _QUIET:
             p = 0.0  # not yet a threat worth a thought
-        shown = f"{sets} set{'' if sets == 1 else 's'} shown, {turns[o]} discard{'' if turns[o] == 1 else 's'}"
-        why = [f"seat {o} looks {p:.0%} likely to be ready: {shown}"]
-        if concealed <= 4:
-            why[0] += f", {concealed} tiles concealed"
+        why: list[str] = []
+        if explain:
+            shown = f"{sets} set{'' if sets == 1 else 's'} shown, {turns[o]} discard{'' if turns[o] == 1 else 's'}"
+            why.append(f"seat {o} looks {p:.0%} likely to be ready: {shown}")
+            if concealed <= 4:
+                why[0] += f", {concealed} tiles concealed"
         weight = 1.5 if o == seen.dealer else 1.0  # payments to the dealer are doubled (R11.1)
-        if o == seen.dealer:
+        if o == seen.dealer and explain:
             why.append("it deals: paying it costs double (R11.1)")
         honour_sets = {int(m.tile) for m in melds if m.kind != "chow" and m.tile >= 27}
         dragons = sum(1 for t in honour_sets if t in _DRAGONS)
@@ -169,11 +172,13 @@ def _opponents(seen: SeatView, forbidden: set[int]) -> list[_Opponent]:
         if dragons >= 2:
             forbidden.update(t for t in _DRAGONS if t not in honour_sets and visible[t] <= 2)
             weight *= 2.0  # a big hand in the making
-            why.append("two dragon sets shown: a big hand")
+            if explain:
+                why.append("two dragon sets shown: a big hand")
         if winds >= 3:
             forbidden.update(t for t in _WINDS if t not in honour_sets and visible[t] <= 2)
             weight *= 2.0
-            why.append("three wind sets shown: a big hand")
+            if explain:
+                why.append("three wind sets shown: a big hand")
         flush = _flush_suit(seen, o, first_claim[o])
         safe_now = {int(t.tile) for t in seen.discards[last[o] + 1 :]}
         if last[o] >= 0:

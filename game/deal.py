@@ -15,6 +15,7 @@ from game.actions import Action, ActionType
 from game.claims import ClaimWindow, WindowKind
 from game.dangerous_game import dangers
 from game.errors import IllegalActionError, Reason
+from game.hand import standard_shanten
 from game.melds import Meld, MeldKind
 from game.notation import format_tiles
 from game.rules import Rules
@@ -40,6 +41,21 @@ _CHOWS = {
     for b in (a + 1, a + 2)
     if b // 9 == a // 9
 }
+
+
+_MAJOR_KINDS = tuple(int(t) for t in TILES if t.is_major)
+
+
+def _orphans_ready(hand: list[int]) -> bool:
+    """Whether 13 concealed tiles are one tile from Thirteen Orphans (R10.3): every major but one, one
+    of them paired, or all thirteen single."""
+    distinct = paired = 0
+    for k in _MAJOR_KINDS:
+        n = hand[k]
+        if n:
+            distinct += 1
+            paired |= n >= 2
+    return distinct + paired >= 13
 
 
 class DealPhase(StrEnum):
@@ -136,9 +152,12 @@ class Deal:
         self.pao: dict[int, tuple[int, str]] = {}  # seat → (seat whose discard makes it pay alone, "dragons" | "winds")
         self.calls: list[str | None] = [None] * 4  # R5.4 Original Call: None, "declared" or "broken" (public)
         self.liable: dict[int, int] = {}  # R11.6: seat → the seat whose dangerous discard it last claimed
-        # The last turn's actions, keyed by everything they depend on: a live table asks for them
-        # several times per action (validating it, each seat's view, a timer), and each asks `complete`.
-        self._turn_cache: tuple[tuple[object, ...], tuple[Action, ...]] | None = None
+        self.step = 0  # actions applied to this deal so far: numbers its states
+        # Each seat's legal actions at this step, found once: a table, a bot's view of its seat, a timer
+        # and the check in `apply` all ask for them, and finding a turn's actions asks `complete`.
+        self._legal: dict[int, tuple[bytes, tuple[Action, ...]]] = {}  # seat → (its tiles, its actions)
+        self._legal_step = 0
+        self._readiness: list[tuple[bytes, bool]] = [(b"", True)] * 4  # each seat's hand, and whether it is ready
 
     # ----------------------------------------------------------------- deal
     @classmethod
@@ -204,11 +223,26 @@ class Deal:
 
     def _can_win_with(self, seat: int, tile: Tile) -> bool:
         hand = self.hands[seat]
+        if self.rules.special_hands != "bmja" and not self._ready_now(seat, hand):
+            return False  # no tile completes a hand that is not ready (the BMJA's special shapes aside)
         hand[tile] += 1
         try:
             return complete(hand, self.melds[seat], self.rules)
         finally:
             hand[tile] -= 1
+
+    def _ready_now(self, seat: int, hand: list[int]) -> bool:
+        """Whether the seat's concealed tiles are one tile from a standard win or Thirteen Orphans: asked
+        of every other seat at every discard, and kept while the seat's hand stays as it is."""
+        key = bytes(hand)
+        known, ready = self._readiness[seat]
+        if known != key:
+            try:
+                ready = standard_shanten(hand) <= 0 or _orphans_ready(hand)
+            except ValueError:  # not a hand waiting for a tile (3k + 1 of them): let the win check judge
+                ready = True
+            self._readiness[seat] = (key, ready)
+        return ready
 
     def _sacred_blocks(self, seat: int, tile: Tile) -> bool:
         # R6.7: no win on a discard of a tile discarded since one's own last live-wall draw,
@@ -220,23 +254,27 @@ class Deal:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Exactly the actions ``seat`` may take now (empty when it has nothing to do)."""
+        return list(self.legal(seat))
+
+    def legal(self, seat: int) -> tuple[Action, ...]:
+        """:meth:`legal_actions` as a tuple, found once per step of the deal and shared until it changes
+        (or the seat's tiles do: the discards offered are the tiles held now)."""
+        hand = bytes(self.hands[seat])
+        if self._legal_step != self.step:
+            self._legal.clear()
+            self._legal_step = self.step
+        found = self._legal.get(seat)
+        if found is None or found[0] != hand:
+            found = self._legal[seat] = (hand, tuple(self._find_legal(seat)))
+        return found[1]
+
+    def _find_legal(self, seat: int) -> list[Action]:
         if self.phase is DealPhase.TURN:
-            return self._turn_actions(seat) if seat == self.current else []
+            return self._find_turn_actions(seat, self.hands[seat]) if seat == self.current else []
         if self.phase in (DealPhase.CLAIM, DealPhase.ROB):
             assert self.window is not None
             return list(self.window.options.get(seat, ()))
         return []
-
-    def _turn_actions(self, seat: int) -> list[Action]:
-        hand = self.hands[seat]
-        key: tuple[object, ...] = (seat, *hand, self.must_discard, self.wall.dead_count > 0, self.drawn)
-        key += (self._may_call(seat), self.calls[seat], *self.melds[seat])
-        cached = self._turn_cache
-        if cached is not None and cached[0] == key:
-            return list(cached[1])
-        actions = self._find_turn_actions(seat, hand)
-        self._turn_cache = (key, tuple(actions))
-        return actions
 
     def _may_call(self, seat: int) -> bool:
         """R5.4: Original Call is declared with the seat's first discard of the deal, once."""
@@ -263,14 +301,15 @@ class Deal:
         return bool(completing_tiles(hand[:34], self.melds[seat], held[:34], self.rules))
 
     def _find_turn_actions(self, seat: int, hand: list[int]) -> list[Action]:
-        discards = [_DISCARDS[k] for k in range(34) if hand[k]] + self._call_actions(seat, hand)
+        held = [k for k in range(34) if hand[k]]
+        discards = [_DISCARDS[k] for k in held] + self._call_actions(seat, hand)
         if self.must_discard:  # after a pung or chow claim: discard, nothing else (R6.1)
             return discards
         actions: list[Action] = []
         if self.calls[seat] != "broken" and complete(hand, self.melds[seat], self.rules):
             actions.append(_WIN)
         if self.wall.dead_count > 0:  # no kong while the dead wall is empty (R5.2)
-            actions.extend(_KONGS[k] for k in range(34) if hand[k] == 4)
+            actions.extend(_KONGS[k] for k in held if hand[k] == 4)
             if self.drawn is not None and hand[self.drawn] and self._has_exposed_pung(seat, self.drawn):
                 actions.append(_KONGS[self.drawn])  # R5.2c: the tile just drawn only
         return actions + discards
@@ -290,9 +329,10 @@ class Deal:
         :raises IllegalActionError: (with the reason) if the action is not legal now; the deal is unchanged.
         """
         action = self._normalise(action)
-        if action not in self.legal_actions(seat):
+        if action not in self.legal(seat):
             reason, message = self._why_illegal(seat, action)
             raise IllegalActionError(reason, message)
+        self.step += 1
         events: list[Event] = []
         if self.phase is DealPhase.TURN:
             self._apply_turn(seat, action, events)

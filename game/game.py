@@ -24,6 +24,7 @@ __all__ = ["Game", "GamePhase", "Outcome", "replay"]
 
 WallSource = Callable[[int], Wall]
 _READY = Action(ActionType.READY)
+_READY_ONLY = (_READY,)
 NINE_WINS = 9  # R16: the dealer's ninth win in a row is a limit hand
 
 
@@ -89,11 +90,15 @@ class Game:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Exactly what ``seat`` may do now."""
+        return list(self.legal(seat))
+
+    def legal(self, seat: int) -> tuple[Action, ...]:
+        """:meth:`legal_actions` as a tuple, found once per step and shared while the game stands still."""
         if self.phase is GamePhase.DEAL:
-            return self.deal.legal_actions(seat)
+            return self.deal.legal(seat)
         if self.phase is GamePhase.BETWEEN and seat not in self.ready:
-            return [_READY]
-        return []
+            return _READY_ONLY
+        return ()
 
     def to_act(self) -> list[int]:
         """Seats that have something to do now."""

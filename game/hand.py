@@ -12,21 +12,22 @@ tiles. A hand with k declared sets (melds and kongs) outside the counts has a co
 >>> [str(t) for t in waits(counts_of(parse_tiles("1112345678999b")))]  # Nine Gates (R10.4)
 ['1b', '2b', '3b', '4b', '5b', '6b', '7b', '8b', '9b']
 
-Lookups go through tables built on first use (:mod:`game.suit_tables`, under a second), after
-which :func:`is_win` and :func:`shanten` are a handful of dict lookups each.
+Lookups go through tables got on first use (:mod:`game.hand_tables`: loaded from a cache file, or
+built in under a second), after which :func:`is_win` and :func:`shanten` are a handful of dict lookups each.
 """
 
 from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Iterable, Sequence
+import struct
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import product
-from typing import Literal
+from typing import Literal, cast
 
+from game.hand_tables import INVALID, MAX_TILES, ORPHANS_SHIFT, SEVEN_PAIRS_MASK, special_counts, tables
 from game.notation import format_tiles, parse_tiles
-from game.suit_tables import INVALID, MAX_TILES, Tables, tables
 from game.tiles import MAJORS, NUM_PLAYING_KINDS, Tile
 
 __all__ = [
@@ -41,6 +42,8 @@ __all__ = [
     "shanten",
     "standard_shanten",
     "orphans_shanten",
+    "seven_pairs_shanten",
+    "any_form_shanten",
     "prepare",
 ]
 
@@ -51,7 +54,6 @@ _MAJOR_INDICES = tuple(int(t) for t in MAJORS)
 _COMPONENTS = ((0, 9, True), (9, 18, True), (18, 27, True), (27, 34, False))  # start, stop, runs allowed
 _PAIR_FLAG = 8  # suit_tables' complete-component value: sets + 8 × pairs
 _ONE_PAIR_MIN, _ONE_PAIR_MAX = _PAIR_FLAG, _PAIR_FLAG + 4  # exactly one pair and at most four sets in all
-_MISSING = 64  # an incomplete component: pushes the sum past _ONE_PAIR_MAX
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,23 +118,55 @@ def counts_of(tiles: Iterable[Tile] | str) -> list[int]:
     return counts
 
 
-_TABLES: Tables | None = None  # game.suit_tables.tables(), bound on first use: a global is quicker to reach
+# The tables (game.suit_tables.tables()), bound to module globals by _load() on first use: a global is the
+# quickest thing to reach. Until then they are empty, so every fast path below misses and takes its
+# checked path, which loads them.
+_SUIT_COMMON: dict[bytes, tuple[int, int]] = {}  # vectors of at most 8 tiles → (class, special counts)
+_HONOUR_COMMON: dict[bytes, tuple[int, int]] = {}
+_SUIT_COMMON_CLASS: dict[bytes, int] = {}  # the same vectors → class alone
+_HONOUR_COMMON_CLASS: dict[bytes, int] = {}
+_SUIT_CLASS: dict[bytes, int] = {}  # every vector → class
+_HONOUR_CLASS: dict[bytes, int] = {}
+_Get = Callable[[bytes, int], int]
+_SUIT_WIN = _HONOUR_WIN = cast(_Get, {}.get)  # .get of the complete vectors → sets + 8 × pairs (bound once:
+# quicker to call than to look up each time)
+_STANDARD: list[list[list[list[int]]]] = []
+_ORPHANS: list[int] = []
+_SEVEN_PAIRS: list[int] = []
+_LOADED = False
+
+_SPLIT = struct.Struct("9s9s9s7s").unpack_from
+"""bytes of a count vector → its three suits' and the honours' bytes, in one call (the bonus entries of
+a 42-entry vector are left out; fewer than 34 entries raise struct.error)."""
+_OPEN = 13  # an incomplete component in the win check (written as 13: a literal is quicker to load than a global)
+_WIN = tuple(_ONE_PAIR_MIN <= shape <= _ONE_PAIR_MAX for shape in range(4 * _OPEN + 1))
+"""By the sum of the four components' complete values: whether that is sets plus exactly one pair."""
+_BAD_ITEMS = (TypeError, ValueError, struct.error)  # not small ints, or too few: the checked path
 
 
-def _load() -> Tables:
-    global _TABLES
-    _TABLES = tables()
-    return _TABLES
+def _load() -> None:
+    global _SUIT_COMMON, _HONOUR_COMMON, _SUIT_COMMON_CLASS, _HONOUR_COMMON_CLASS, _SUIT_CLASS, _HONOUR_CLASS
+    global _SUIT_WIN, _HONOUR_WIN, _STANDARD, _ORPHANS, _SEVEN_PAIRS, _LOADED
+    t = tables()
+    _SUIT_COMMON, _HONOUR_COMMON = t.suit_common, t.honour_common
+    _SUIT_COMMON_CLASS, _HONOUR_COMMON_CLASS = t.suit_common_class, t.honour_common_class
+    _SUIT_CLASS, _HONOUR_CLASS = t.suit_class, t.honour_class
+    _SUIT_WIN, _HONOUR_WIN = cast(_Get, t.suit_complete.get), cast(_Get, t.honour_complete.get)
+    _STANDARD, _ORPHANS, _SEVEN_PAIRS = t.standard, t.orphans, t.seven_pairs
+    _LOADED = True
 
 
 def prepare() -> None:
-    """Build the lookup tables now rather than on the first hand looked at (a server does it before
-    it runs a table, off its event loop: the build takes most of a second of CPU)."""
+    """Get the lookup tables now rather than on the first hand looked at (a server does it before it
+    runs a table, off its event loop: loading them takes about 0.2 s of CPU, building most of a second)."""
     _load()
 
 
 def _checked(counts: Sequence[int], what: str = "hand") -> list[int]:
-    """``counts`` as a list of 34 plain ints after checking it is a count vector of at most 14 tiles."""
+    """``counts`` as a list of 34 plain ints after checking it is a count vector of at most 14 tiles
+    (and, on the way, the lookup tables built)."""
+    if not _LOADED:
+        _load()
     if len(counts) not in (NUM_PLAYING_KINDS, 42):
         raise ValueError(f"a count vector has 34 entries (42 with bonus kinds), got {len(counts)}")
     vector = [operator.index(c) for c in counts[:NUM_PLAYING_KINDS]]
@@ -146,16 +180,8 @@ def _checked(counts: Sequence[int], what: str = "hand") -> list[int]:
 
 def _is_standard_win(vector: list[int]) -> bool:
     """Sets + exactly one pair (R7.1), for a checked vector."""
-    t = _TABLES or _load()
-    raw = bytes(vector)
-    suit = t.suit_complete
-    shape = (
-        suit.get(raw[0:9], _MISSING)
-        + suit.get(raw[9:18], _MISSING)
-        + suit.get(raw[18:27], _MISSING)
-        + t.honour_complete.get(raw[27:34], _MISSING)
-    )
-    return _ONE_PAIR_MIN <= shape <= _ONE_PAIR_MAX
+    a, b, c, d = _SPLIT(bytearray(vector))
+    return _WIN[_SUIT_WIN(a, 13) + _SUIT_WIN(b, 13) + _SUIT_WIN(c, 13) + _HONOUR_WIN(d, 13)]
 
 
 def _is_orphans(counts: Sequence[int]) -> bool:
@@ -190,33 +216,37 @@ def is_win(counts: Sequence[int]) -> bool:
 
     :raises ValueError: if ``counts`` is not a count vector of at most 14 tiles.
     """
-    t = _TABLES or _load()
-    try:
-        raw = bytes(counts)  # one conversion, then cheap slices (keys are bytes of each component)
-    except (TypeError, ValueError):  # not small ints: say what is wrong, or retry with plain ints
-        return is_win(_checked(counts))
-    if len(raw) != len(counts):  # e.g. a numpy array: bytes() took its wide items apart
-        return is_win(_checked(counts))
-    bamboo, characters, dots, honours = raw[0:9], raw[9:18], raw[18:27], raw[27:34]
-    complete = t.suit_complete
-    shape = (
-        complete.get(bamboo, _MISSING)
-        + complete.get(characters, _MISSING)
-        + complete.get(dots, _MISSING)
-        + t.honour_complete.get(honours, _MISSING)
-    )
-    if _ONE_PAIR_MIN <= shape <= _ONE_PAIR_MAX:
-        return True
-    # Not a standard win. Thirteen Orphans needs 14 tiles; the class tables (vectors of at most 14
-    # tiles, counts 0–4) double as the validity check on this slower path.
-    suit, tiles = t.suit_class, t.suit_tiles
-    try:
-        n = tiles[suit[bamboo]] + tiles[suit[characters]] + tiles[suit[dots]] + t.honour_tiles[t.honour_class[honours]]
-    except KeyError:
-        return is_win(_checked(counts))
-    if n > MAX_TILES or len(counts) not in (NUM_PLAYING_KINDS, 42):
-        _checked(counts)  # raises, naming the problem
-    return n == 14 and _is_orphans(counts)
+    kind = type(counts)
+    if kind is list or kind is tuple:  # bytearray() reads their items as ints 0–255, or raises
+        try:
+            a, b, c, d = _SPLIT(bytearray(counts))
+        except _BAD_ITEMS:
+            return _is_win_checked(counts)
+        if _WIN[_SUIT_WIN(a, 13) + _SUIT_WIN(b, 13) + _SUIT_WIN(c, 13) + _HONOUR_WIN(d, 13)]:
+            return True  # (a complete component has at most 4 of a kind, and a win at most 14 tiles)
+        # Not a standard win: Thirteen Orphans, or nothing. The common vectors have counts 0–4.
+        try:
+            special = _SUIT_COMMON[a][1] + _SUIT_COMMON[b][1] + _SUIT_COMMON[c][1] + _HONOUR_COMMON[d][1]
+        except KeyError:  # more than 8 tiles of a component, a bad count, or the tables not built yet
+            return _is_win_checked(counts)
+        if special & 63 > MAX_TILES:  # the tile count (exact: bits enough for any four common components)
+            _checked(counts)  # raises, naming the problem
+        return _ORPHANS[special >> ORPHANS_SHIFT] == -1
+    return _is_win_checked(counts)  # e.g. a numpy array: bytearray() would read its raw memory
+
+
+def _is_win_checked(counts: Sequence[int]) -> bool:
+    vector = _checked(counts)
+    return _is_standard_win(vector) or (sum(vector) == 14 and _is_orphans(vector))
+
+
+def _standard_checked(counts: Sequence[int]) -> int:
+    vector = _checked(counts)
+    a, b, c, d = _SPLIT(bytearray(vector))
+    value = _STANDARD[_SUIT_CLASS[a]][_SUIT_CLASS[b]][_SUIT_CLASS[c]][_HONOUR_CLASS[d]]
+    if value == INVALID:
+        raise ValueError(f"{sum(vector)} concealed tiles: a hand has 3k + 1 or 3k + 2 of them (13 or 14 with no melds)")
+    return value
 
 
 def standard_shanten(counts: Sequence[int]) -> int:
@@ -231,22 +261,23 @@ def standard_shanten(counts: Sequence[int]) -> int:
 
     :raises ValueError: if ``counts`` is not a count vector of 3k + 1 or 3k + 2 tiles, at most 14.
     """
-    t = _TABLES or _load()
-    suit = t.suit_class
-    try:
-        raw = bytes(counts)
-        if len(raw) != len(counts):  # e.g. a numpy array: bytes() took its wide items apart
-            raise TypeError
-        value = t.shanten[t.three_suits[t.two_suits[suit[raw[0:9]]][suit[raw[9:18]]]][suit[raw[18:27]]]][
-            t.honour_class[raw[27:34]]
-        ]
-    except (KeyError, TypeError, ValueError):
-        # not in the tables: an invalid vector (raises here), or a valid one of another type
-        return standard_shanten(_checked(counts))
-    if value == INVALID:
-        n = sum(_checked(counts))
-        raise ValueError(f"{n} concealed tiles: a hand has 3k + 1 or 3k + 2 of them (13 or 14 with no melds)")
-    return value
+    kind = type(counts)
+    if kind is list or kind is tuple:
+        try:
+            a, b, c, d = _SPLIT(bytearray(counts))
+        except _BAD_ITEMS:
+            return _standard_checked(counts)
+        try:
+            common = _SUIT_COMMON_CLASS
+            value = _STANDARD[common[a]][common[b]][common[c]][_HONOUR_COMMON_CLASS[d]]
+        except KeyError:  # more than 8 tiles of a component, a bad count, or the tables not built yet
+            try:
+                value = _STANDARD[_SUIT_CLASS[a]][_SUIT_CLASS[b]][_SUIT_CLASS[c]][_HONOUR_CLASS[d]]
+            except KeyError:
+                return _standard_checked(counts)  # raises, or builds the tables
+        if value != INVALID:
+            return value
+    return _standard_checked(counts)
 
 
 def orphans_shanten(counts: Sequence[int]) -> int:
@@ -267,6 +298,34 @@ def orphans_shanten(counts: Sequence[int]) -> int:
     return 13 - sum(1 for c in majors if c) - (1 if max(majors) >= 2 else 0)
 
 
+def _shanten_checked(counts: Sequence[int], seven_pairs: bool = False) -> int:
+    vector = _checked(counts)
+    a, b, c, d = _SPLIT(bytearray(vector))
+    best = _STANDARD[_SUIT_CLASS[a]][_SUIT_CLASS[b]][_SUIT_CLASS[c]][_HONOUR_CLASS[d]]
+    if best == INVALID:
+        return _standard_checked(vector)  # raises, naming the problem
+    if sum(vector) >= 13:
+        majors = [vector[i] for i in _MAJOR_INDICES]
+        best = min(best, 13 - sum(1 for m in majors if m) - (1 if max(majors) >= 2 else 0))
+        if seven_pairs:
+            best = min(best, 6 - sum(1 for v in vector if v >= 2) + max(0, 7 - sum(1 for v in vector if v)))
+    return best
+
+
+_SUIT_MAJORS, _HONOUR_MAJORS = (0, 8), tuple(range(7))
+
+
+def _wide(a: bytes, b: bytes, c: bytes, d: bytes) -> tuple[tuple[int, int], ...]:
+    """(class, special counts) of each component, those of more than 8 tiles too (their special counts
+    counted here). :raises KeyError: for a vector that is no component (a count past 4, or past 14 tiles)."""
+    return (
+        _SUIT_COMMON.get(a) or (_SUIT_CLASS[a], special_counts(a, _SUIT_MAJORS)),
+        _SUIT_COMMON.get(b) or (_SUIT_CLASS[b], special_counts(b, _SUIT_MAJORS)),
+        _SUIT_COMMON.get(c) or (_SUIT_CLASS[c], special_counts(c, _SUIT_MAJORS)),
+        _HONOUR_COMMON.get(d) or (_HONOUR_CLASS[d], special_counts(d, _HONOUR_MAJORS)),
+    )
+
+
 def shanten(counts: Sequence[int]) -> int:
     """Tiles away from ready: −1 complete, 0 ready, … (the lower of standard and Thirteen Orphans).
 
@@ -278,10 +337,83 @@ def shanten(counts: Sequence[int]) -> int:
 
     :raises ValueError: if ``counts`` is not a count vector of 3k + 1 or 3k + 2 tiles, at most 14.
     """
-    best = standard_shanten(counts)
-    if best >= 0 and sum(counts[:NUM_PLAYING_KINDS]) >= 13:
-        return min(best, orphans_shanten(counts))
-    return best
+    kind = type(counts)
+    if kind is list or kind is tuple:
+        try:
+            a, b, c, d = _SPLIT(bytearray(counts))
+        except _BAD_ITEMS:
+            return _shanten_checked(counts)
+        try:
+            ca, sa = _SUIT_COMMON[a]
+            cb, sb = _SUIT_COMMON[b]
+            cc, sc = _SUIT_COMMON[c]
+            cd, sd = _HONOUR_COMMON[d]
+        except KeyError:  # more than 8 tiles of a component, a bad count, or no tables yet
+            try:
+                (ca, sa), (cb, sb), (cc, sc), (cd, sd) = _wide(a, b, c, d)
+            except KeyError:
+                return _shanten_checked(counts)
+        value = _STANDARD[ca][cb][cc][cd]
+        if value != INVALID:  # so at most 14 tiles: the special counts' sum carries nothing
+            orphans = _ORPHANS[(sa + sb + sc + sd) >> ORPHANS_SHIFT]  # NO_FORM (98) below 13 tiles
+            return orphans if orphans < value else value
+    return _shanten_checked(counts)
+
+
+def seven_pairs_shanten(counts: Sequence[int]) -> int:
+    """Tiles away from ready for seven pairs, a hand the classical game does not know (R7 has no such
+    shape): 6 − kinds held twice or more, plus one for each kind short of seven held at all (four
+    alike make one pair, not two). Here to compare with libraries for games that have it.
+
+    >>> seven_pairs_shanten(counts_of(parse_tiles("11b 44b 77b 22c 55c 88c E")))
+    0
+
+    :raises ValueError: if ``counts`` is not a count vector of 13 or 14 tiles.
+    """
+    vector = _checked(counts)
+    n = sum(vector)
+    if n not in (13, 14):
+        raise ValueError(f"seven pairs needs 13 or 14 concealed tiles, got {n}")
+    paired = sum(1 for c in vector if c >= 2)
+    return 6 - paired + max(0, 7 - sum(1 for c in vector if c))
+
+
+def any_form_shanten(counts: Sequence[int]) -> int:
+    """The lowest of the standard, Thirteen Orphans and seven pairs shanten (the last two only for 13 or
+    14 tiles): what riichi libraries call a hand's shanten. The classical game has no seven pairs
+    (:func:`shanten` is its figure); this is here to compare like with like.
+
+    >>> hand = counts_of(parse_tiles("11b 44b 77b 22c 55c 88c E"))
+    >>> any_form_shanten(hand), shanten(hand)
+    (0, 3)
+
+    :raises ValueError: if ``counts`` is not a count vector of 3k + 1 or 3k + 2 tiles, at most 14.
+    """
+    kind = type(counts)
+    if kind is list or kind is tuple:
+        try:
+            a, b, c, d = _SPLIT(bytearray(counts))
+        except _BAD_ITEMS:
+            return _shanten_checked(counts, seven_pairs=True)
+        try:
+            ca, sa = _SUIT_COMMON[a]
+            cb, sb = _SUIT_COMMON[b]
+            cc, sc = _SUIT_COMMON[c]
+            cd, sd = _HONOUR_COMMON[d]
+        except KeyError:
+            try:
+                (ca, sa), (cb, sb), (cc, sc), (cd, sd) = _wide(a, b, c, d)
+            except KeyError:
+                return _shanten_checked(counts, seven_pairs=True)
+        value = _STANDARD[ca][cb][cc][cd]
+        if value != INVALID:
+            special = sa + sb + sc + sd
+            orphans = _ORPHANS[special >> ORPHANS_SHIFT]
+            pairs = _SEVEN_PAIRS[special & SEVEN_PAIRS_MASK]
+            if orphans < value:
+                value = orphans
+            return pairs if pairs < value else value
+    return _shanten_checked(counts, seven_pairs=True)
 
 
 def waits(counts: Sequence[int], held: Sequence[int] | None = None) -> list[Tile]:

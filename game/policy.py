@@ -30,6 +30,7 @@ import functools
 import hashlib
 from collections.abc import Sequence
 
+from game.acceptance import shanten_after_discards
 from game.actions import Action, ActionType
 from game.bot_table import TableReading, read_table
 from game.game import Game
@@ -147,13 +148,12 @@ def _shanten(hand: list[int]) -> int:
 
 
 def _best_discard(hand: list[int], discards: Sequence[Action], table: TableReading, suit: int | None) -> Action:
+    after = shanten_after_discards(hand, sum(hand) >= 14)  # Thirteen Orphans only for a concealed hand
     options: list[tuple[Action, int, int]] = []
     for action in discards:
         assert action.tile is not None
         kind = int(action.tile)
-        hand[kind] -= 1
-        options.append((action, kind, _shanten(hand)))
-        hand[kind] += 1
+        options.append((action, kind, after[kind]))
     # Never the tile that could complete an opponent's third dragon or fourth wind set (R11.3) if
     # anything else can go.
     allowed = [o for o in options if o[1] not in table.forbidden] or options
@@ -215,7 +215,7 @@ def _best_claim(
             if kind is ActionType.KONG:
                 value = _shanten(after)  # a loose tile follows; the hand keeps its size class
             else:
-                value = min(_after_discard(after, k) for k in range(34) if after[k])
+                value = min(shanten_after_discards(after, sum(after) >= 14))
             gain = current - value
             if gain < 0 or (gain == 0 and not _worth_at_no_gain(kind, valuable, table.open)):
                 continue
@@ -232,10 +232,3 @@ def _worth_at_no_gain(kind: ActionType, valuable: bool, already_open: bool) -> b
     if kind is ActionType.KONG:
         return already_open  # points and a loose tile, and no concealed hand left to lose (R7.6)
     return False
-
-
-def _after_discard(hand: list[int], tile: int) -> int:
-    hand[tile] -= 1
-    value = _shanten(hand)
-    hand[tile] += 1
-    return value

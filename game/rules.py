@@ -90,7 +90,7 @@ class Rules:
 
     def to_json(self) -> dict[str, object]:
         """Every option by name, for storage and display."""
-        return dataclasses.asdict(self)
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}  # every option is a plain value
 
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> Rules:

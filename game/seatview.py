@@ -1,8 +1,12 @@
-"""What a bot may know: one seat's :func:`game.view.view`, read into typed fields (R12).
+"""What a bot may know: one seat's view of the table, as typed fields (R12).
 
-A :class:`SeatView` is built from the view document alone, plus the table's rules (public: every
-player is told them). Bots decide from it and from nothing else, so a bot cannot look at another
-seat's concealed tiles or the wall even by mistake: those are not in the document.
+A :class:`SeatView` holds exactly what :func:`game.view.view` shows that seat (its own concealed
+tiles and legal actions, every set, bonus tile and discard on the table, the scores, the wall's
+size, whose turn it is and the tile a claim window is about) plus the table's rules (public: every
+player is told them). :meth:`SeatView.of` builds it straight from the deal's state, reading another
+seat's concealed tiles only to count them, so a bot cannot look at them or at the wall even by
+mistake; :meth:`SeatView.read` reads the same view from the seat's view document, and the two agree
+field for field (tests/game/test_seatview.py checks it at every step of random games).
 
 >>> from game.game import Game
 >>> seen = SeatView.of(Game(seed=1), 0)
@@ -15,14 +19,15 @@ from __future__ import annotations
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from operator import add
 from typing import Any
 
 from game.actions import Action, ActionType
-from game.game import Game
-from game.notation import parse_tiles
+from game.deal import Deal, DealPhase, Discard
+from game.game import Game, GamePhase
+from game.melds import Meld
 from game.rules import Rules
-from game.tiles import NUM_PLAYING_KINDS, Tile
-from game.view import ViewCache, views
+from game.tiles import NUM_PLAYING_KINDS, WINDS, Tile
 
 __all__ = ["SeatView", "SeatViewCache", "SeenMeld", "SeenDiscard"]
 
@@ -52,9 +57,14 @@ class SeenDiscard:
     claimed_by: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SeatView:
-    """One seat's view of the table, typed. Counts are vectors over the 34 playing kinds."""
+    """One seat's view of the table, typed. Counts are vectors over the 34 playing kinds.
+
+    Read-only by convention: every field is an immutable value, and a view is built afresh for every
+    decision (not frozen, since a frozen dataclass of this many fields costs several times as much to
+    build, and one is built for every action a bot takes).
+    """
 
     seat: int
     rules: Rules
@@ -82,14 +92,17 @@ class SeatView:
 
     @classmethod
     def of(cls, game: Game, seat: int, cache: SeatViewCache | None = None) -> SeatView:
-        """``seat``'s view of ``game``: built from :func:`game.view.view` and the rules alone.
+        """``seat``'s view of ``game``, built from the game's state: what :func:`game.view.view` shows
+        that seat, no more.
 
-        With a ``cache`` (one per game), the parts of the view that did not change since the last
-        call are not built or read again; the result is the same.
+        With a ``cache`` (one per game), the parts that did not change since the last call (the sets,
+        the discards) are not built again; the result is the same.
+
+        :raises ValueError: if ``seat`` is not 0–3.
         """
-        if cache is None:
-            return cls.read(views(game, (seat,))[seat], game.rules)
-        return cache.read(views(game, (seat,), cache.views)[seat], game.rules)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
+            raise ValueError(f"seat must be 0–3 to decide for, not {seat!r}")
+        return _build(game, seat, SeatViewCache() if cache is None else cache)
 
     @classmethod
     def of_live(cls, game: Game, seat: int) -> SeatView:
@@ -106,7 +119,9 @@ class SeatView:
 
         :raises ValueError: if ``doc`` is a spectator's view (it has no seat).
         """
-        return _read(doc, rules, _FRESH)
+        from game.seatread import read_view  # the reader builds SeatViews: imported when first asked
+
+        return read_view(doc, rules)
 
     @property
     def unseen(self) -> tuple[int, ...]:
@@ -153,211 +168,133 @@ class SeatView:
         return None
 
 
-class _Reader:
-    """Reads the parts of a view document afresh every time."""
-
-    __slots__ = ()
-
-    def seat(self, doc: Mapping[str, Any]) -> _SeenSeat:
-        concealed = doc.get("concealed")
-        return _SeenSeat(
-            wind=Tile.parse(doc["wind"]),
-            score=doc["score"],
-            tiles=doc["tiles"],
-            melds=tuple(self.meld(m) for m in doc["melds"]),
-            bonus=tuple(Tile.parse(b) for b in doc["bonus"]),
-            concealed=None if concealed is None else self.counts(concealed),
-            call=doc.get("original_call"),
-        )
-
-    def meld(self, doc: Mapping[str, Any]) -> SeenMeld:
-        return _meld(doc)
-
-    def counts(self, text: str) -> tuple[int, ...]:
-        hand = [0] * NUM_PLAYING_KINDS
-        for t in parse_tiles(text):
-            hand[t] += 1
-        return tuple(hand)
-
-    def discards(self, docs: list[Any]) -> tuple[SeenDiscard, ...]:
-        return tuple(_discard(d) for d in docs)
-
-    def actions(self, docs: list[Mapping[str, Any]]) -> tuple[Action, ...]:
-        return tuple(Action.from_json(a) for a in docs)
-
-
-_FRESH = _Reader()
-
-
-class SeatViewCache(_Reader):
-    """Reads views of one game again and again cheaply (an arena, a bot's seat at a table).
-
-    The view is built with a :class:`game.view.ViewCache`, so a part that did not change since the
-    last view (another seat, the discards, the legal actions) is the very same object; each such
-    object is read once and its reading handed out again. The readings are values, so sharing them
-    is safe. The result is always what :meth:`SeatView.read` would give.
+class SeatViewCache:
+    """The parts of one game's seat views kept between calls of :meth:`SeatView.of` (an arena, a
+    bot's seat at a table, a review): each seat's sets, the discards and the count of every tile they
+    show, brought up to date with what changed since the last call. It holds the deal it was filled
+    from, so a new deal (or another game) never gets a part of an old one. The parts are values, so
+    sharing them is safe.
     """
 
-    __slots__ = ("views", "_seats", "_hands", "_melds", "_actions", "_action_lists", "_discards")
-
-    _LIMIT = 4096  # readings of one sort kept before starting afresh (a few deals' worth)
+    __slots__ = ("_deal", "_melds", "_discards", "_discard_key", "_shown")
 
     def __init__(self) -> None:
-        self.views = ViewCache()
-        # Keyed by identity, each part is kept alongside its reading so that its id cannot be reused.
-        self._seats: dict[int, tuple[object, _SeenSeat]] = {}
-        self._action_lists: dict[int, tuple[object, tuple[Action, ...]]] = {}
-        self._hands: dict[str, tuple[int, ...]] = {}
-        self._melds: dict[tuple[object, ...], SeenMeld] = {}
-        self._actions: dict[tuple[object, ...], Action] = {}
-        self._discards: tuple[list[Any], tuple[SeenDiscard, ...]] = ([], ())
+        self._reset(None)
 
-    def read(self, doc: Mapping[str, Any], rules: Rules) -> SeatView:
-        """:meth:`SeatView.read`, reusing the readings of parts seen before."""
-        return _read(doc, rules, self)
+    def _reset(self, deal: Deal | None) -> None:
+        self._deal = deal
+        self._melds: list[tuple[tuple[Meld, ...], tuple[SeenMeld, ...]]] = [((), ())] * 4
+        self._discards: tuple[SeenDiscard, ...] = ()
+        self._discard_key: tuple[int, int | None] = (0, None)
+        # Copies of each kind every seat sees alike, kept up to date: the unclaimed discards (a claimed
+        # one is counted in the set it went into) and the sets on the table.
+        self._shown = [0] * NUM_PLAYING_KINDS
 
-    def seat(self, doc: Mapping[str, Any]) -> _SeenSeat:
-        hit = self._seats.get(id(doc))
-        if hit is not None and hit[0] is doc:
-            return hit[1]
-        _bound(self._seats)
-        value = super().seat(doc)
-        self._seats[id(doc)] = (doc, value)
-        return value
-
-    def counts(self, text: str) -> tuple[int, ...]:
-        value = self._hands.get(text)
-        if value is None:
-            _bound(self._hands)
-            value = self._hands[text] = super().counts(text)
-        return value
-
-    def meld(self, doc: Mapping[str, Any]) -> SeenMeld:
-        key = tuple(doc.items())
-        value = self._melds.get(key)
-        if value is None:
-            _bound(self._melds)
-            value = self._melds[key] = _meld(doc)
-        return value
-
-    def discards(self, docs: list[Any]) -> tuple[SeenDiscard, ...]:
-        # Discards are only ever appended to, or have the latest one claimed (then the list is built
-        # anew): a list that still holds the objects read last time, where they were, needs only its
-        # new entries read.
-        last, seen = self._discards
-        if docs is last:
-            return seen
-        n = len(last)
-        if not (n and len(docs) >= n and docs[n - 1] is last[n - 1] and docs[0] is last[0]):
-            n, seen = 0, ()
-        seen = seen + tuple(_discard(d) for d in docs[n:])
-        self._discards = (docs, seen)
+    def melds(self, deal: Deal, seat: int) -> tuple[SeenMeld, ...]:
+        """``seat``'s sets on the table, as every seat sees them."""
+        current = tuple(deal.melds[seat])
+        known, seen = self._melds[seat]
+        if current != known:  # compares the very same sets by identity first: cheap while unchanged
+            shown = self._shown
+            for m in seen:
+                for t in m.tiles:
+                    shown[t] -= 1
+            seen = tuple(_seen_meld(m) for m in current)
+            for m in seen:
+                for t in m.tiles:
+                    shown[t] += 1
+            self._melds[seat] = (current, seen)
         return seen
 
-    def actions(self, docs: list[Mapping[str, Any]]) -> tuple[Action, ...]:
-        hit = self._action_lists.get(id(docs))
-        if hit is not None and hit[0] is docs:
-            return hit[1]
-        out = []
-        for a in docs:
-            tiles = a.get("tiles")
-            key = (a.get("type"), a.get("tile"), None if tiles is None else tuple(tiles), len(a))
-            action = self._actions.get(key)
-            if action is None:
-                _bound(self._actions)
-                action = self._actions[key] = Action.from_json(a)
-            out.append(action)
-        value = tuple(out)
-        _bound(self._action_lists)
-        self._action_lists[id(docs)] = (docs, value)
-        return value
+    def discards(self, deal: Deal) -> tuple[SeenDiscard, ...]:
+        """Every discard in the order played. Only the latest discard is ever claimed (R6), so the
+        count and the latest one's claim say what changed, and only the last one seen may have."""
+        count = len(deal.discards)
+        key = (count, deal.discards[-1].claimed_by if count else None)
+        if key != self._discard_key:
+            seen, shown = self._discards, self._shown
+            keep = max(0, len(seen) - 1) if count >= len(seen) else 0
+            for d in seen[keep:]:
+                if d.claimed_by is None:
+                    shown[d.tile] -= 1
+            added = tuple(_seen_discard(d) for d in deal.discards[keep:])
+            for d in added:
+                if d.claimed_by is None:
+                    shown[d.tile] += 1
+            self._discards, self._discard_key = seen[:keep] + added, key
+        return self._discards
+
+    def shown(self) -> list[int]:
+        """Copies of each kind on the table, as of the last :meth:`melds` and :meth:`discards` (read-only)."""
+        return self._shown
 
 
-def _bound(cache: dict[Any, Any]) -> None:
-    if len(cache) >= SeatViewCache._LIMIT:
-        cache.clear()
-
-
-@dataclass(frozen=True, slots=True)
-class _SeenSeat:
-    wind: Tile
-    score: int
-    tiles: int
-    melds: tuple[SeenMeld, ...]
-    bonus: tuple[Tile, ...]
-    concealed: tuple[int, ...] | None
-    call: str | None = None
-
-
-def _discard(doc: Mapping[str, Any]) -> SeenDiscard:
-    return SeenDiscard(doc["seat"], Tile.parse(doc["tile"]), doc.get("claimed_by"))
-
-
-def _read(doc: Mapping[str, Any], rules: Rules, reader: _Reader) -> SeatView:
-    seat = doc["seat"]
-    if not isinstance(seat, int):
-        raise ValueError("a spectator's view has no seat to decide for")
-    seats = [reader.seat(s) for s in doc["seats"]]
-    hand = seats[seat].concealed or (0,) * NUM_PLAYING_KINDS
-    melds = tuple(s.melds for s in seats)
-    discards = reader.discards(doc["discards"])
-    turn = doc.get("turn") or {}
-    phase = turn.get("phase")
-    offered = turn.get("tile") if phase in ("claim", "rob") else None
-    visible = list(hand)
-    for d in discards:
-        if d.claimed_by is None:  # a claimed discard is counted in the set it went into
-            visible[d.tile] += 1
-    for seat_melds in melds:
-        for m in seat_melds:
-            for t in m.tiles:
-                visible[t] += 1
-    if offered is not None and phase == "rob":
-        visible[Tile.parse(offered)] += 1  # the tile being added to a kong is shown
-    drawn = turn.get("drawn")
+def _build(game: Game, seat: int, parts: SeatViewCache) -> SeatView:
+    """``seat``'s view (see :meth:`SeatView.of`). Of the other seats it reads only what their view
+    documents show every seat: their tile counts, sets, bonus tiles, winds, scores and calls."""
+    deal = game.deal
+    if parts._deal is not deal:
+        parts._reset(deal)
+    hands = deal.hands
+    hand = tuple(hands[seat][:NUM_PLAYING_KINDS])
+    melds = (parts.melds(deal, 0), parts.melds(deal, 1), parts.melds(deal, 2), parts.melds(deal, 3))
+    discards = parts.discards(deal)
+    visible = list(map(add, hand, parts.shown()))
+    phase = deal.phase
+    drawn = current = offered = offered_by = None
+    if phase is DealPhase.TURN:
+        current = deal.current
+        if seat == current:
+            drawn = deal.drawn  # only the drawer learns which tile it was
+    elif phase is not DealPhase.OVER:
+        window = deal.window
+        assert window is not None
+        offered, offered_by = window.tile, window.source
+        if phase is DealPhase.ROB:
+            visible[offered] += 1  # the tile being added to a kong is shown
+    dealer = deal.dealer
+    scores = game.scores
+    calls = deal.calls
     return SeatView(
         seat=seat,
-        rules=rules,
-        phase=doc["phase"],
-        deal=doc["deal"],
-        round_wind=Tile.parse(doc["round_wind"]),
-        dealer=doc["dealer"],
-        winds=_four(s.wind for s in seats),
-        scores=_four(s.score for s in seats),
-        tile_counts=_four(s.tiles for s in seats),
+        rules=game.rules,
+        phase=game.phase.value,
+        deal=game.deal_number if game.phase is GamePhase.DEAL else game.deal_number - 1,
+        round_wind=deal.round_wind,
+        dealer=dealer,
+        winds=(WINDS[-dealer % 4], WINDS[(1 - dealer) % 4], WINDS[(2 - dealer) % 4], WINDS[(3 - dealer) % 4]),
+        scores=(scores[0], scores[1], scores[2], scores[3]),
+        tile_counts=(sum(hands[0]), sum(hands[1]), sum(hands[2]), sum(hands[3])),
         hand=hand,
-        drawn=Tile.parse(drawn) if drawn else None,
+        drawn=drawn,
         melds=melds,
-        bonus=tuple(s.bonus for s in seats),
+        bonus=(tuple(deal.bonus[0]), tuple(deal.bonus[1]), tuple(deal.bonus[2]), tuple(deal.bonus[3])),
         discards=discards,
-        wall_live=doc["wall"]["live"],
-        wall_dead=doc["wall"]["dead"],
-        turn=phase,
-        current=turn.get("seat") if phase == "turn" else None,
-        offered=Tile.parse(offered) if offered else None,
-        offered_by=turn.get("from") if offered else None,
-        legal=reader.actions(doc["legal_actions"]),
+        wall_live=deal.wall.live_count,
+        wall_dead=deal.wall.dead_count,
+        turn=None if phase is DealPhase.OVER else phase.value,
+        current=current,
+        offered=offered,
+        offered_by=offered_by,
+        legal=game.legal(seat),
         visible=tuple(visible),
-        calls=tuple(s.call for s in seats),
+        calls=(calls[0], calls[1], calls[2], calls[3]),
     )
 
 
-def _meld(doc: Mapping[str, Any]) -> SeenMeld:
-    claimed = doc.get("claimed")
+def _seen_meld(meld: Meld) -> SeenMeld:
     return SeenMeld(
-        kind=doc["kind"],
-        tiles=tuple(parse_tiles(doc["tiles"])),
-        exposed=bool(doc["exposed"]),
-        claimed=Tile.parse(claimed) if claimed else None,
-        source=doc.get("from"),
+        kind=meld.kind.value,
+        tiles=tuple(sorted(meld.tiles)),
+        exposed=meld.exposed,
+        claimed=meld.claimed,
+        source=meld.source if meld.claimed is not None else None,
     )
 
 
-def _four(items: Any) -> Any:
-    out = tuple(items)
-    assert len(out) == 4
-    return out
+def _seen_discard(discard: Discard) -> SeenDiscard:
+    return SeenDiscard(discard.seat, discard.tile, discard.claimed_by)
 
 
-# One view reader per game being played, so that each decision reads only what changed since the last.
+# One cache per game being played, so that each decision builds only what changed since the last.
 _LIVE: weakref.WeakKeyDictionary[Game, SeatViewCache] = weakref.WeakKeyDictionary()

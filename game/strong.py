@@ -37,7 +37,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from game.acceptance import IS_MAJOR, outs, tile_acceptance
+from game.acceptance import IS_MAJOR, outs, shanten_after_discards, tile_acceptance
 from game.actions import Action, ActionType
 from game.danger import TableRead, deal_in_extra, read_danger
 from game.seatview import SeatView, SeenMeld
@@ -69,9 +69,11 @@ _FOLD_FAR = 0.85  # fold two or more steps from ready against an opponent this l
 _PAYS_WEIGHT = 0.3
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Candidate:
-    """One action the bot weighed, with the figures it weighed it by."""
+    """One action the bot weighed, with the figures it weighed it by. Read-only by convention (not
+    frozen: a dozen are built for every decision, and a frozen dataclass costs several times as much
+    to build)."""
 
     action: Action
     shanten: int  # of the hand it leaves (for a chow or pung: after the best discard that follows)
@@ -219,12 +221,14 @@ class Mind:
                 honours += 3
         pungs = len(sets)
         pairs = 0
-        for k in range(34):
-            n = hand[k]
+        unseen = self.unseen
+        for k, n in enumerate(hand):
+            if n < 2 or k >= 34:
+                continue
             if n >= 3:
                 points += 8 if IS_MAJOR[k] else 4  # a concealed pung (R8.2)
                 pungs += 1
-            elif n == 2 and self.unseen[k]:
+            elif unseen[k]:
                 points += _PAIR_HOPE * (6 if IS_MAJOR[k] else 3)
                 pairs += 1
         if not chows and pungs + pairs >= 4:
@@ -429,18 +433,12 @@ class Mind:
         assert kong.tile is not None
         k = int(kong.tile)
         hand = self.hand
-        before = min(self._after_discard(hand, j) for j in range(34) if hand[j])
+        before = min(shanten_after_discards(hand, orphans=not self.melds))
         n = hand[k]
         hand[k] = 0
         after = tile_acceptance(hand, self.unseen, orphans=False)[0]
         hand[k] = n
         return after <= before
-
-    def _after_discard(self, hand: list[int], k: int) -> int:
-        hand[k] -= 1
-        s = tile_acceptance(hand, self.unseen, orphans=not self.melds)[0]
-        hand[k] += 1
-        return s
 
 
 _SUIT_NAMES = ("bamboo", "characters", "dots")

@@ -1,4 +1,7 @@
-"""Lookup tables behind :mod:`game.hand` (private to ``game``): built once, with numpy, on first use.
+"""Lookup tables behind :mod:`game.hand` (private to ``game``): how they are built, with numpy.
+
+:func:`build` makes them; :func:`game.hand_tables.tables` is how the rest of ``game`` gets them (built once
+and kept in a cache file, so that most processes load them instead of importing numpy and building).
 
 A hand's concealed tiles split into four independent *components*: the three suits (9 ranks each)
 and the honours (7 kinds; pungs and pairs only, no runs). For one component with count vector
@@ -17,27 +20,47 @@ A component's ten distances plus its tile count form its *class*; there are only
 classes and 137 honour classes. Because the ≤ 4 limit is per tile kind, the components of a
 hand are independent, and the distance of a whole hand to "M sets + 1 pair" is the min-plus
 convolution of its components' distances. Those convolutions are tabulated over classes
-(suit × suit, then × suit, then × honours straight to the standard shanten), so a lookup is
-four dict lookups keyed by ``bytes`` of a slice of the count vector plus three list indexings.
+(suit × suit, then × suit, then × honours straight to the standard shanten) and laid out as
+nested lists, ``standard[c0][c1][c2][ch]``: a shanten is four dict lookups keyed by ``bytes`` of
+a slice of the count vector plus four list indexings.
 
-The win check uses smaller dicts of the complete component vectors alone.
+The dicts of every component vector (405,350 suit vectors) are large enough that a lookup mostly
+misses the CPU caches. Hands mostly hold at most :data:`COMMON_TILES` tiles of a suit, so smaller
+dicts of those vectors alone (22,330 suit vectors) come first; each gives the class and the
+vector's *special* counts, which simply add up over the four components (tile count, kinds held
+twice or more, kinds held, majors held, majors held twice or more; see :func:`_special`). Their
+sum indexes :attr:`Tables.orphans` (Thirteen Orphans) and :attr:`Tables.seven_pairs` (a shape
+the classical game does not know, there for comparisons with other libraries).
+
+The win check uses smaller dicts still, of the complete component vectors alone.
 """
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
-
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["INVALID", "MAX_TILES", "Tables", "tables", "component_distances"]
+from game.hand_tables import (
+    COMMON_TILES,
+    INVALID,
+    MAX_TILES,
+    NO_FORM,
+    ORPHANS_SHIFT,
+    SEVEN_PAIRS_MASK,
+    SPECIAL_FIELDS,
+    Tables,
+    tables,
+)
 
-MAX_TILES = 14
-"""Largest concealed part of a hand: four sets and a pair."""
+__all__ = ["INVALID", "MAX_TILES", "Tables", "build", "tables", "component_distances"]
 
-INVALID = 99
-"""Entry of :attr:`Tables.shanten` for a tile count that is no hand (0 mod 3, or more than 14)."""
+# Special counts: bit fields of one int, each wide enough for its sum over the four components of a
+# hand of at most 14 tiles (so they add up without carrying); the tile count, 6 bits wide at the
+# bottom, is exact for any four common components (at most 32 tiles).
+_N, _PAIRS, _KINDS = 0, 6, 9  # tile count, kinds held twice or more (≤ 7), kinds held (≤ 14)
+_N2, _MAJORS, _MAJOR_PAIRS = 13, 19, 23  # tile count again, majors held (≤ 13), majors held twice or more (≤ 7)
+assert (_N, _PAIRS, _KINDS, _N2, _MAJORS, _MAJOR_PAIRS) == SPECIAL_FIELDS  # as game.hand_tables reads them
+assert ORPHANS_SHIFT == _N2 and SEVEN_PAIRS_MASK == (1 << _N2) - 1
 
 _MAX_SETS = 4
 _SHAPES = tuple((m, p) for m in range(_MAX_SETS + 1) for p in range(2))  # index 2m + p
@@ -48,34 +71,6 @@ _Bool = npt.NDArray[np.bool_]
 _Int8 = npt.NDArray[np.int8]
 _Int64 = npt.NDArray[np.int64]
 _Group = tuple[tuple[int, int], ...]  # (axis, how many tiles of that kind)
-
-
-@dataclass(frozen=True, slots=True)
-class Tables:
-    """Everything :mod:`game.hand` looks up; see the module docstring."""
-
-    suit_class: dict[bytes, int]
-    """``bytes`` of one suit's 9 counts (at most 14 tiles, each count 0–4) → suit class."""
-    honour_class: dict[bytes, int]
-    """``bytes`` of the 7 honour counts → honour class."""
-    two_suits: list[list[int]]
-    """[suit class][suit class] → class of the two suits together."""
-    three_suits: list[list[int]]
-    """[two-suit class][suit class] → class of the three suits together."""
-    shanten: list[list[int]]
-    """[three-suit class][honour class] → standard shanten of the whole hand, or :data:`INVALID`."""
-    suit_complete: dict[bytes, int]
-    """Suit vectors that are exactly sets (value: number of sets) or sets + a pair (value + 8)."""
-    honour_complete: dict[bytes, int]
-    """The same for honour vectors (pungs and at most one pair)."""
-    suit_tiles: list[int]
-    """Per suit class: its number of tiles."""
-    honour_tiles: list[int]
-    """Per honour class: its number of tiles."""
-    suit_rows: tuple[tuple[int, ...], ...]
-    """Per suit class: its tile count, then its ten distances D[m, p] at index 2m + p."""
-    honour_rows: tuple[tuple[int, ...], ...]
-    """The same per honour class."""
 
 
 def _axis_slice(ndim: int, axis: int, index: int | slice) -> tuple[int | slice, ...]:
@@ -148,21 +143,57 @@ def _classify(rows: _Int64) -> tuple[_Int64, _Int64]:
     return rows[first], inverse.reshape(-1).astype(np.int64)
 
 
-def _component(kinds: int, chows: bool) -> tuple[dict[bytes, int], _Int64, dict[bytes, int]]:
-    """(vector bytes → class, class rows, complete vector bytes → sets + 8 × pairs) for one component."""
+def _special(points: _Int64, majors: tuple[int, ...]) -> list[int]:
+    """Each point's special counts as one int (see the fields above)."""
+    n = points.sum(axis=1)
+    held = (points >= 1).sum(axis=1)
+    paired = (points >= 2).sum(axis=1)
+    major_held = (points[:, majors] >= 1).sum(axis=1)
+    major_paired = (points[:, majors] >= 2).sum(axis=1)
+    fields = (
+        (n << _N)
+        | (paired << _PAIRS)
+        | (held << _KINDS)
+        | (n << _N2)
+        | (major_held << _MAJORS)
+        | (major_paired << _MAJOR_PAIRS)
+    )
+    return fields.tolist()  # type: ignore[no-any-return]
+
+
+_Component = tuple[dict[bytes, int], _Int64, dict[bytes, tuple[int, int]], dict[bytes, int]]
+
+
+def _component(kinds: int, chows: bool, majors: tuple[int, ...]) -> _Component:
+    """For one component: (vector bytes → class, class rows, common vector bytes → (class, special
+    counts), complete vector bytes → sets + 8 × pairs)."""
     total, exact, distances = _component_grids(kinds, chows)
     small = total <= MAX_TILES
     rows = np.stack([total[small]] + [d[small] for d in distances], axis=1).astype(np.int64)
     classes, inverse = _classify(rows)
-    raw = np.argwhere(small).astype(np.uint8).tobytes()  # C order, as the boolean indexing above
+    # Common vectors first, so that their keys lie together in memory: fewer cache misses on lookups.
+    points = np.argwhere(small)  # C order, as the boolean indexing above
+    order = np.argsort(total[small] > COMMON_TILES, kind="stable")
+    raw = points[order].astype(np.uint8).tobytes()
     keys = [raw[i : i + kinds] for i in range(0, len(raw), kinds)]
-    by_vector = dict(zip(keys, inverse.tolist(), strict=True))
+    by_vector = dict(zip(keys, inverse[order].tolist(), strict=True))
+    common_count = int(np.count_nonzero(total[small] <= COMMON_TILES))
+    common_at = order[:common_count]
+    pairs: dict[tuple[int, int], tuple[int, int]] = {}  # one tuple per distinct pair, shared
+    common = {
+        key: pairs.setdefault(pair, pair)
+        for key, pair in zip(
+            keys[:common_count],
+            zip(inverse[common_at].tolist(), _special(points[common_at].astype(np.int64), majors), strict=True),
+            strict=True,
+        )
+    }
 
     complete: dict[bytes, int] = {}
     for (m, p), grid in exact.items():
         for point in np.argwhere(grid & small).astype(np.uint8):
             complete[point.tobytes()] = m + _PAIR_FLAG * p
-    return by_vector, classes, complete
+    return by_vector, classes, common, complete
 
 
 def _convolve(a: _Int64, b: _Int64) -> _Int64:
@@ -203,23 +234,58 @@ def _shanten_table(a: _Int64, b: _Int64) -> list[list[int]]:
     return np.where(valid, needed - 1, INVALID).tolist()  # type: ignore[no-any-return]
 
 
-@functools.cache
-def tables() -> Tables:
-    """The lookup tables, built on the first call (well under a second) and kept."""
-    suit_class, suit_rows, suit_complete = _component(9, chows=True)
-    honour_class, honour_rows, honour_complete = _component(7, chows=False)
+def _orphans_table() -> list[int]:
+    """Thirteen Orphans shanten by special counts from the second tile count up: 13 − majors held − (1
+    if one of them is held twice), for 13 or 14 tiles."""
+    table = []
+    for index in range(1 << (_MAJOR_PAIRS + 3 - _N2)):
+        n = index & 63
+        majors = (index >> (_MAJORS - _N2)) & 15
+        paired = index >> (_MAJOR_PAIRS - _N2)
+        if n > MAX_TILES:
+            table.append(INVALID)
+        elif n < 13:
+            table.append(NO_FORM)
+        else:
+            table.append(13 - majors - (1 if paired else 0))
+    return table
+
+
+def _seven_pairs_table() -> list[int]:
+    """Seven pairs shanten by the special counts under :data:`SEVEN_PAIRS_MASK`: 6 − kinds held twice,
+    plus one for each kind short of seven held at all, for 13 or 14 tiles."""
+    table = []
+    for index in range(SEVEN_PAIRS_MASK + 1):
+        n = index & 63
+        paired = (index >> _PAIRS) & 7
+        held = index >> _KINDS
+        table.append(6 - paired + max(0, 7 - held) if n in (13, 14) else NO_FORM)
+    return table
+
+
+def build() -> Tables:
+    """The lookup tables, built now (a second or two of CPU; :func:`tables` keeps them in a cache file)."""
+    suit_class, suit_rows, suit_common, suit_complete = _component(9, chows=True, majors=(0, 8))
+    honour_class, honour_rows, honour_common, honour_complete = _component(7, chows=False, majors=tuple(range(7)))
     two_suits, two_rows = _combine(suit_rows, suit_rows)
     three_suits, three_rows = _combine(two_rows, suit_rows)
+    shanten = _shanten_table(three_rows, honour_rows)
+    by_three = [[shanten[c] for c in row] for row in three_suits]  # [two-suit class][suit class] → row
     return Tables(
         suit_class=suit_class,
         honour_class=honour_class,
         two_suits=two_suits,
         three_suits=three_suits,
-        shanten=_shanten_table(three_rows, honour_rows),
+        shanten=shanten,
+        standard=[[by_three[c] for c in row] for row in two_suits],
+        suit_common=suit_common,
+        honour_common=honour_common,
+        suit_common_class={key: kind for key, (kind, _) in suit_common.items()},
+        honour_common_class={key: kind for key, (kind, _) in honour_common.items()},
+        orphans=_orphans_table(),
+        seven_pairs=_seven_pairs_table(),
         suit_complete=suit_complete,
         honour_complete=honour_complete,
-        suit_tiles=suit_rows[:, 0].tolist(),
-        honour_tiles=honour_rows[:, 0].tolist(),
         suit_rows=tuple(tuple(row) for row in suit_rows.tolist()),
         honour_rows=tuple(tuple(row) for row in honour_rows.tolist()),
     )

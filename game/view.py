@@ -60,7 +60,7 @@ class ViewCache:
         self._melds: dict[int, tuple[tuple[Meld, ...], int, list[dict[str, object]], list[str]]] = {}
         self._discards: list[object] = []
         self._discards_key: tuple[int, int | None] = (0, None)
-        self._actions: dict[int, tuple[list[Action], list[dict[str, object]]]] = {}
+        self._actions: dict[int, tuple[tuple[Action, ...], list[dict[str, object]]]] = {}
         self._result: dict[str, object] | None = None
         self._result_key: tuple[object, object] = (None, None)
         self._small: dict[object, object] = {}  # small parts (the wall, each seat's turn, …) by name
@@ -113,9 +113,9 @@ class ViewCache:
         return self._discards
 
     def actions(self, game: Game, seat: int) -> list[dict[str, object]]:
-        actions = game.legal_actions(seat)
+        actions = game.legal(seat)
         cached = self._actions.get(seat)
-        if cached is not None and cached[0] == actions:
+        if cached is not None and (cached[0] is actions or cached[0] == actions):
             return cached[1]
         out = [a.to_json() for a in actions]
         self._actions[seat] = (actions, out)

@@ -12,9 +12,10 @@ import logging
 import math
 import secrets
 from collections.abc import AsyncIterator, Callable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, ProgrammingError
+from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
@@ -47,12 +48,16 @@ from server.pages import page_routes
 from server.rates.counter import Rates, storage_for
 from server.rates.gate import RateGate
 from server.rates.policy import Limits
+from server.startup import StartFault, described
 from server.store.journal import SqlJournal
 from server.store.migrate import upgrade
 from server.store.session import database_url, make_engine
 from server.tables.errors import TableError
 from server.tables.messages import AddBots, Join, Leave, Remove, Start
 from server.ws import SocketConfig, table_socket
+
+if TYPE_CHECKING:
+    from server.cluster.node import Node
 
 __all__ = ["create_app"]
 
@@ -280,7 +285,7 @@ def create_app(
     lobby: Lobby | None = None,
     socket_config: SocketConfig | None = None,
     *,
-    db: str | None = None,
+    db: str | AsyncEngine | None = None,
     club: ClubConfig | None = None,
     redis: str | None = None,
     limits: Limits | None = None,
@@ -289,7 +294,8 @@ def create_app(
 ) -> Starlette:
     """The Sparrow application. Tests may pass their own lobby (with a fake clock). Otherwise the
     lobby journals to the database ``db`` (see `server.store.session.database_url`; ``"memory"``
-    keeps nothing), which is upgraded to the current schema, and unfinished tables are restored.
+    keeps nothing; or an engine made already, which the app disposes of as it stops), which is
+    upgraded to the current schema, and unfinished tables are restored.
 
     The club (accounts, club mode) lives in that database: with a lobby of its own or ``"memory"``
     there are no accounts and the server is open to anyone. ``club`` gives the secret key (default:
@@ -302,22 +308,29 @@ def create_app(
     Every visitor is held to ``limits`` (`server.rates`), counted in Redis when there is one (each
     process counts the same), else in this process; tests may pass their own ``rates``.
 
-    ``started`` is called once everything is ready, before the first request is served (`sparrow
-    serve` freezes the start-up heap then: server/collector.py).
+    ``started`` is called once everything is ready, before the first request is served and before the
+    first-admin link is printed (`sparrow serve` says where it serves, and freezes the start-up heap
+    then: server/collector.py). A start that fails on a fault of the disk or the database (not a bug)
+    raises `StartFault`, its one line kept in ``app.state.start_fault`` too (`server.startup`).
     """
 
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    async def begin(app: Starlette, engine: AsyncEngine | None) -> Node | None:
+        """Everything up to serving, on the database behind ``engine`` (None: no database): the club,
+        the tables; the node, when this is one of several processes."""
         app.state.socket_config = socket_config or SocketConfig()
-        engine = None
+        # The engine's lookup tables are built before any table runs here, beside the loop: built by a
+        # table's first move instead, they held the loop most of a second (seconds on a busy machine),
+        # long enough for a process that had just taken tables over to lose them again. Built while
+        # the database is read (a second of CPU beside round trips that wait, from as far away as the
+        # database is).
+        preparing = asyncio.ensure_future(asyncio.to_thread(prepare))
         app.state.store = app.state.outage = None
         app.state.forwarding = node = None
         if lobby is not None:
             app.state.lobby = lobby
-        elif db == "memory":
+        elif engine is None:
             app.state.lobby = Lobby()
         else:
-            engine = make_engine(database_url(db))
             await upgrade(engine)
             app.state.store = SqlJournal(engine)
             app.state.outage = Outage(engine)
@@ -334,10 +347,7 @@ def create_app(
         app.state.club.on_limits = app.state.rates.adjust
         await app.state.club.open()
         app.state.club.on_cut_off = app.state.lobby.cut_off
-        # The engine's lookup tables are built before any table runs here, beside the loop: built by a
-        # table's first move instead, they held the loop most of a second (seconds on a busy machine),
-        # long enough for a process that had just taken tables over to lose them again.
-        await asyncio.to_thread(prepare)
+        await preparing
         if engine is not None and redis is not None:
             from server.cluster.node import Node
 
@@ -355,6 +365,8 @@ def create_app(
             restored = await app.state.lobby.restore()
             log.info("restored %d unfinished table(s) from %s", restored, engine.url.render_as_string())
         app.state.lobby.start()  # finished tables nobody is at leave memory after a while
+        if started is not None:
+            started()
         if engine is not None and app.state.club.config.announce:
             link = await app.state.club.first_admin_link()
             if link is not None:
@@ -364,8 +376,26 @@ def create_app(
                     f"\n    (it works once, for a day):\n\n    {link}\n",
                     flush=True,
                 )
-        if started is not None:
-            started()
+        return node
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        app.state.start_fault = None
+        engine: AsyncEngine | None = None
+        try:
+            if lobby is None and db != "memory":
+                engine = db if isinstance(db, AsyncEngine) else make_engine(database_url(db))
+            node = await begin(app, engine)
+        except Exception as exc:  # a fault of the disk or the database is said in one line; a bug is not
+            file = engine.url.database if engine is not None and engine.dialect.name == "sqlite" else None
+            if engine is not None:  # (the process ends: its connections are closed, not left to the collector)
+                with contextlib.suppress(Exception):
+                    await engine.dispose()
+            said = described(exc, file)
+            if said is None:
+                raise
+            app.state.start_fault = said  # (`sparrow serve` prints it, and exits with status 2)
+            raise StartFault(said) from exc
         try:
             yield
         finally:

@@ -24,8 +24,10 @@ from game.game import Game
 from game.rulesets import ruleset
 from server.tables.actor import SeatState, TableActor
 from server.tables.clock import Clock, RealClock
+from server.tables.connection import Connection
 from server.tables.errors import TableError
-from server.tables.journal import Journal, MemoryJournal, StoredTable, hash_token, new_table_id
+from server.tables.handover import Baton
+from server.tables.journal import Journal, MemoryJournal, StoredTable, WriteRefused, hash_token, new_table_id
 from server.tables.messages import (
     AddBots,
     AdjournNow,
@@ -196,8 +198,11 @@ class Lobby:
             await self.journal.table_created(stored)
             if seats is not None:
                 await actor.seat_everyone(seats, owner)
-        except Exception:
-            log.exception("could not store the new table %s", table_id, extra={"table": table_id, "seat": None})
+        except TableError:
+            raise  # refused with a reason of its own (a process that cannot keep a table just now): no fault here
+        except Exception as exc:
+            if not isinstance(exc, WriteRefused):  # (the journal said why)
+                log.exception("could not store the new table %s", table_id, extra={"table": table_id, "seat": None})
             raise TableError(
                 "server/storage", "the server could not save the new table; try again", status=503
             ) from None
@@ -281,6 +286,26 @@ class Lobby:
         actor.start()
         self.tables[stored.id] = actor
         return True
+
+    def loaded(self, stored: StoredTable) -> TableActor | None:
+        """The table ``stored``, rebuilt but not running: another server process is to hand it over while
+        it plays (server/cluster/handover.py, `go_on`); None if its log does not replay."""
+        try:
+            return TableActor.loaded(stored, clock=self.clock, journal=self.journal, bot=self.bot)
+        except RulesError:
+            log.exception(
+                "table %s could not be rebuilt from its log; it stays stored but closed",
+                stored.id,
+                extra={"table": stored.id, "seat": None},
+            )
+            return None
+
+    def go_on(self, actor: TableActor, baton: Baton, conns: list[Connection]) -> None:
+        """Run here ``actor`` (`loaded`), which another server process handed over, going on from
+        ``baton`` with ``conns`` attached."""
+        actor.go_on(baton, conns)
+        actor.start()
+        self.tables[actor.id] = actor
 
     def local(self, table_id: str) -> TableActor | None:
         """The table ``table_id`` if this process runs it."""
@@ -548,12 +573,17 @@ class Lobby:
         """Close a live table for good (an admin's decision): its sockets close, its game stays stored
         as it is, and it is not restored on the next start.
 
-        :raises TableError: (404) when there is no such live table.
+        :raises TableError: (404) when there is no such live table; (503) when another process took it
+            over meanwhile.
         """
         if await self.find(table_id) is None and self.elsewhere is not None:
             await self._call(table_id, "close", {})
             return
-        await self._stop_here(self.get(table_id))
+        try:
+            await self._stop_here(self.get(table_id))
+        except WriteRefused:  # another process took it over meanwhile (the journal said so): ask it there
+            moving = "that table is moving to another server process; try again"
+            raise TableError("table/moving", moving, status=503) from None
         if self.elsewhere is not None:
             await self.elsewhere.let_go([table_id])
 
@@ -562,6 +592,8 @@ class Lobby:
         (then it is restored on the next start, and leaves again)."""
         try:
             await self._stop_here(actor)
+        except WriteRefused:  # (the journal said why)
+            pass
         except Exception:
             log.exception("table %s could not be marked stopped", actor.id, extra={"table": actor.id, "seat": None})
 

@@ -169,7 +169,10 @@ class _Here:
         return Reader(conn, self.actor, config)
 
     def leave(self, conn: Connection) -> None:
-        self.actor.post(Detach(conn))
+        if conn.relay is not None:  # the table moved to another server process
+            conn.relay.leave(conn)
+        else:
+            self.actor.post(Detach(conn))
 
 
 async def _authenticate(websocket: WebSocket, lobby: Lobby, config: SocketConfig) -> tuple[Connection, Seat]:
@@ -254,7 +257,11 @@ class Reader:
                 conn.close(POLICY_VIOLATION, "flooding")
             return
         self.refusals = 0
-        self.handle(frame)
+        relay = conn.relay
+        if relay is not None:  # its table moved to another server process: the message goes there
+            relay.forward(frame)
+        else:
+            self.handle(frame)
 
     def handle(self, frame: str | bytes) -> None:
         """Handle a message that was let through."""

@@ -9,14 +9,14 @@ import sys
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from server.cli.commands import summary
+
 __all__ = ["register"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``admin`` sub-command."""
-    parser = sub.add_parser(
-        "admin", help="make an admin invitation link", description="Club administration from the shell."
-    )
+    parser = sub.add_parser("admin", help=summary("admin"), description="Club administration from the shell.")
     parser.add_argument("verb", choices=("create",), help="create: a one-time link that makes NAME an admin")
     parser.add_argument("name", help="the admin's name (the link works for this name only)")
     parser.add_argument("--db", default=None, help="database URL (default: $SPARROW_DB, else ./data/sparrow.db)")
@@ -49,7 +49,7 @@ async def _create(name: str, url: str | None, base: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the link; exit 1 if the database cannot be used or the name is a member's already."""
-    from server.cli.db import unusable
+    from server.startup import unusable
     from server.tables.errors import TableError
 
     try:

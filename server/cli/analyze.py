@@ -11,12 +11,13 @@ from rich.console import Console
 from rich.table import Table
 
 from game.hand import counts_of, is_win, shanten, waits
+from game.hand_tables import MAX_TILES
 from game.notation import parse_tiles
 from game.suit_census import MAX_TILES as CENSUS_MAX_TILES
 from game.suit_census import CompleteCensus, WaitCensus, census
-from game.suit_tables import MAX_TILES
 from game.tiles import Tile
 from server.cli.arguments import whole_number
+from server.cli.commands import summary
 
 __all__ = ["register", "run_waits", "run_suit", "analyse_hand", "HandError"]
 
@@ -51,7 +52,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``analyze`` sub-command and its ``waits`` and ``suit`` analyses."""
     parser = sub.add_parser(
         "analyze",
-        help="waits and shanten of hands; the one-suit census (R15.4)",
+        help=summary("analyze"),
         description="Analyse hands without playing: waits and shanten, or the one-suit census.",
     )
     analyses = parser.add_subparsers(dest="analysis", required=True, metavar="ANALYSIS")

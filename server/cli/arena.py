@@ -1,8 +1,9 @@
-"""``sparrow arena``: four bots play N hands in duplicate; each bot's results with a 95% interval.
+"""``sparrow arena``: four bots play walls in duplicate; each bot's results with a 95% interval per wall.
 
-The hands are played by :mod:`game.arena`; this module shares the walls out over processes, shows
-a progress bar and prints the report. Walls come back in wall order whatever the number of
-processes, so the same arguments give the same figures with any ``--jobs`` (only the speeds vary).
+The games are played by :mod:`game.arena`: each wall once by each distinct seating of the bots. This
+module shares the walls out over processes, shows a progress bar and prints the report. Walls come
+back in wall order whatever the number of processes, so the same arguments give the same figures
+with any ``--jobs`` (only the speeds vary).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import functools
 import json
 import multiprocessing
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 
@@ -19,17 +21,33 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from game.arena import ARENA_RULES, ROTATIONS, BotFigures, Tally, WallResult, check_bots, play_wall, walls_for
+from game.arena import (
+    ARENA_RULES,
+    ROTATIONS,
+    BotFigures,
+    Tally,
+    WallResult,
+    check_bots,
+    play_wall,
+    seating,
+    seatings,
+    walls_for,
+)
 from game.hand import standard_shanten
 from game.rules import Rules
 from game.rulesets import ruleset
 from server.cli.arguments import add_ruleset, whole_number
+from server.cli.commands import summary
 
 __all__ = ["register", "run_arena"]
 
 DUPLICATE_NOTE = (
-    "Played in duplicate: each wall was dealt {rotations} times with the bots rotated one seat each time,\n"
-    "so every bot played every seat of every wall and the luck of the deal cancels out."
+    "Played in duplicate: each wall was dealt once to each distinct seating, so every bot played every seat of\n"
+    "every wall and the luck of the deal cancels out; a rotation that seats the same bots again is not played."
+)
+HANDS_DEPRECATED = (
+    "sparrow arena: --hands is deprecated: --hands {hands} plays the walls it always played ({hands} / {rotations}, "
+    "rounded up: {walls}), each once by each distinct seating, so {games} games; say --walls {walls} or --games {games}"
 )
 
 
@@ -37,10 +55,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``arena`` sub-command."""
     p = sub.add_parser(
         "arena",
-        help="four bots play N hands in duplicate; win, deal-in and score figures per bot",
-        description="Four bots (one per seat) play N hands. Each wall is played four times with the bots "
-        "rotated through the seats (duplicate), so the luck of the deal cancels out; N is rounded up to a "
-        "multiple of 4. The same arguments give the same figures; only the speeds vary.",
+        help=summary("arena"),
+        description="Four bots (one per seat) play games in duplicate: each wall is played once by each "
+        "distinct seating among the four rotations of the bots through the seats (two seatings when two "
+        "bots alternate, four when all differ), so the luck of the deal cancels out. A game is one deal. "
+        "The 95%% intervals take each wall as one sample. The same arguments give the same figures; only "
+        "the speeds vary.",
     )
     p.add_argument(
         "--bots",
@@ -49,7 +69,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="A,B,C,D",
         help="four bot names, one per seat (a name may repeat): random, greedy, normal, …",
     )
-    p.add_argument("--hands", type=whole_number(1), required=True, metavar="N", help="hands to play")
+    size = p.add_mutually_exclusive_group(required=True)
+    size.add_argument("--walls", type=whole_number(1), metavar="W", help="walls to play, each by every seating")
+    size.add_argument(
+        "--games", type=whole_number(1), metavar="G", help="games to play at least (rounded up to whole walls)"
+    )
+    size.add_argument(
+        "--hands",
+        type=whole_number(1),
+        metavar="N",
+        help="deprecated: N / 4 walls (rounded up), the walls --hands N always played; use --walls or --games",
+    )
     p.add_argument("--seed", default="0", metavar="S", help="seed of the whole run (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_ruleset(p)
@@ -76,19 +106,18 @@ def _play_wall(bots: tuple[str, ...], seed: str, rules: Rules, wall: int) -> Wal
 
 def run_arena(
     bots: tuple[str, ...],
-    hands: int,
+    walls: int,
     seed: str,
     jobs: int = 1,
     on_wall: Callable[[Tally], None] | None = None,
     rules: Rules = ARENA_RULES,
 ) -> Tally:
-    """Play ``hands`` hands (rounded up to whole walls) by ``rules`` over ``jobs`` processes;
-    ``on_wall`` is called with the running tally after each wall.
+    """Play walls 0 to ``walls`` − 1, each once by each distinct seating, by ``rules`` over ``jobs``
+    processes; ``on_wall`` is called with the running tally after each wall.
 
     :raises ValueError: if the bot names are not four known bots.
     """
     check_bots(bots)
-    walls = walls_for(hands)
     standard_shanten([1] * 13 + [0] * 21)  # load the shanten tables once, before the processes fork
     tally = Tally()
     task = functools.partial(_play_wall, tuple(bots), seed, rules)
@@ -121,46 +150,65 @@ class _pool:
             self._pool.join()
 
 
+def _walls(args: argparse.Namespace) -> int:
+    """The walls the size arguments ask for; ``--hands`` also says on stderr what it now means."""
+    if args.walls is not None:
+        return int(args.walls)
+    if args.games is not None:
+        return walls_for(args.games, args.bots)
+    walls: int = max(1, -(-args.hands // ROTATIONS))
+    games = walls * len(seatings(args.bots))
+    print(HANDS_DEPRECATED.format(hands=args.hands, rotations=ROTATIONS, walls=walls, games=games), file=sys.stderr)
+    return walls
+
+
 def run(args: argparse.Namespace) -> int:
-    """Play the hands and print the report."""
+    """Play the games and print the report."""
     bots: tuple[str, str, str, str] = args.bots
-    walls = walls_for(args.hands)
-    played = walls * ROTATIONS
+    walls = _walls(args)
+    played = walls * len(seatings(bots))
     console = Console(stderr=True)
     started = time.perf_counter()
     with Progress(
         TextColumn("arena"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("hands"),
+        TextColumn("games"),
         TimeRemainingColumn(),
         console=console,
         transient=True,
         disable=args.json or not console.is_terminal,
     ) as progress:
-        task = progress.add_task("hands", total=played)
+        task = progress.add_task("games", total=played)
         rules = ruleset(args.ruleset, {"claim_pause": False}).rules
-        tally = run_arena(
-            bots, args.hands, args.seed, args.jobs, lambda t: progress.update(task, completed=t.hands), rules
-        )
+        tally = run_arena(bots, walls, args.seed, args.jobs, lambda t: progress.update(task, completed=t.games), rules)
     elapsed = max(time.perf_counter() - started, 1e-9)
     figures = tally.figures()
-    speed = tally.hands / elapsed
+    speed = tally.games / elapsed
     if args.json:
-        print(json.dumps(_report(tally, figures, args.seed, speed)))
+        print(json.dumps(_report(bots, tally, figures, args.seed, speed)))
         return 0
     _print_text(bots, args, tally, figures, elapsed)
     return 0
 
 
-def _report(tally: Tally, figures: list[BotFigures], seed: str, speed: float) -> dict[str, object]:
+def _seatings(bots: tuple[str, ...]) -> list[tuple[str, str, str, str]]:
+    return [seating(bots, r) for r in seatings(bots)]
+
+
+def _report(
+    bots: tuple[str, ...], tally: Tally, figures: list[BotFigures], seed: str, speed: float
+) -> dict[str, object]:
     return {
-        "hands": tally.hands,
+        "games": tally.games,
+        "walls": tally.walls,
+        "seatings": [list(names) for names in _seatings(bots)],
         "duplicate": True,
         "seed": seed,
         "bots": [
             {
                 "bot": f.bot,
+                "seats": f.seats,
                 "mean_score": round(f.mean_score, 3),
                 "ci95": None if f.ci95 is None else [round(f.ci95[0], 3), round(f.ci95[1], 3)],
                 "win_rate": round(f.win_rate, 4),
@@ -171,7 +219,7 @@ def _report(tally: Tally, figures: list[BotFigures], seed: str, speed: float) ->
             }
             for f in figures
         ],
-        "hands_per_second": round(speed, 1),
+        "games_per_second": round(speed, 1),
     }
 
 
@@ -181,22 +229,27 @@ def _print_text(
     out = Console(highlight=False)
     if not out.is_terminal:
         out.width = 120  # a file or a pipe: one row per bot, never wrapped
-    rounded = "" if tally.hands == args.hands else f"; {args.hands} rounded up to a multiple of {ROTATIONS}"
+    asked = args.games if args.games is not None else None
+    rounded = "" if asked in (None, tally.games) else f"; {asked} rounded up to whole walls"
+    placed = _seatings(bots)
+    plural = "" if len(placed) == 1 else "s"
     out.print(
         f"arena      {', '.join(bots)} (seats 0-3 in the first rotation), seed {args.seed}\n"
-        f"hands      {tally.hands}: {tally.walls} walls x {ROTATIONS} rotations{rounded}; "
+        f"seatings   {len(placed)} distinct among the {ROTATIONS} rotations: "
+        + " | ".join(",".join(names) for names in placed)
+        + f"\ngames      {tally.games}: {tally.walls} walls x {len(placed)} seating{plural}{rounded}; "
         f"{tally.wash_outs} wash-outs"
     )
-    out.print(DUPLICATE_NOTE.format(rotations=ROTATIONS))
+    out.print(DUPLICATE_NOTE)
     table = Table(box=None, pad_edge=False)
     for name, justify in (
         ("bot", "left"),
-        ("hands", "right"),
+        ("seats", "right"),
         ("win %", "right"),
         ("win value", "right"),
         ("deal-in %", "right"),
         ("self-draw %", "right"),
-        ("score/hand ± 95% CI", "right"),
+        ("score/seat ± 95% CI", "right"),
         ("ms/move", "right"),
     ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
@@ -204,7 +257,7 @@ def _print_text(
         ci = "" if f.ci95 is None else f" ± {(f.ci95[1] - f.ci95[0]) / 2:.1f}"
         table.add_row(
             f.bot,
-            str(f.hands),
+            str(f.seats),
             f"{100 * f.win_rate:.1f}",
             "-" if f.mean_win_value is None else f"{f.mean_win_value:.1f}",
             f"{100 * f.deal_in_rate:.1f}",
@@ -214,7 +267,8 @@ def _print_text(
         )
     out.print(table)
     out.print(
-        "win value: mean value of its winning hands; score/hand: mean score change per hand, with a 95% interval\n"
-        "that treats each wall as one sample (the bot's mean over its seats in that wall's rotations).\n"
-        f"speed      {tally.hands / elapsed:.1f} hands/s with {min(args.jobs, tally.walls)} process(es)"
+        "seats: the seats it played over all the games, and the rates are per seat; win value: mean value of its\n"
+        "winning hands; score/seat: its mean score change per seat played, with a 95% interval that takes each\n"
+        f"wall as one sample (the bot's mean over its seats in that wall's games), so {tally.walls} samples.\n"
+        f"speed      {tally.games / elapsed:.1f} games/s with {min(args.jobs, tally.walls)} process(es)"
     )

@@ -13,14 +13,17 @@ from pathlib import Path
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-__all__ = ["check_database", "read_only", "register"]
+from server.cli.commands import summary
+from server.startup import StartFault, unusable
+
+__all__ = ["check_database", "read_only", "ready", "register"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``db`` sub-command."""
     parser = sub.add_parser(
         "db",
-        help="database migrations, backups and restores",
+        help=summary("db"),
         description="Database schema migrations (Alembic), and backups of a SQLite database: 'backup FILE' "
         "copies it, also while a server runs; 'restore FILE' puts a backup in its place while no server runs.",
     )
@@ -56,20 +59,12 @@ async def _run(verb: str, url: str | None) -> str:
         await engine.dispose()
 
 
-def unusable(exc: BaseException) -> str:
-    """Why the database cannot be used, in one line: the error's own words, or what kind of error it
-    was when it has none (a connection that timed out says nothing)."""
-    said = str(exc).strip()
-    if said:
-        return f"cannot use the database: {said.splitlines()[0]}"
-    if isinstance(exc, TimeoutError):
-        return "cannot use the database: it did not answer in time"
-    return f"cannot use the database: {type(exc).__name__}"
-
-
 async def check_database(url: str | None) -> str | None:
     """Upgrade the database before serving; the reason it cannot be used, or None."""
+    from server.startup import described
+    from server.store.backup import sqlite_path
     from server.store.migrate import DatabaseTooNew
+    from server.store.session import database_url
 
     try:
         problem = await read_only(url)
@@ -79,8 +74,37 @@ async def check_database(url: str | None) -> str | None:
     except DatabaseTooNew as exc:
         return str(exc)
     except (SQLAlchemyError, OSError) as exc:
-        return unusable(exc)
+        database = sqlite_path(database_url(url))
+        return described(exc, None if database is None else str(database)) or unusable(exc)
     return None
+
+
+async def ready(url: str | None) -> bool:
+    """Whether the PostgreSQL database at ``url`` can be written to and is at this code's schema
+    already, found on a plain connection in a few round trips (an engine's first connection costs a
+    dozen, and Alembic's look dozens more: a start pays for each, from as far away as the database
+    is). False for anything else (SQLite, an empty database, another schema, a read-only database,
+    one that cannot be reached), which `check_database` looks at in full, and says why."""
+    import asyncpg
+
+    from server.store.migrate import head_revision
+    from server.store.session import database_url, postgresql_options
+
+    parsed = make_url(database_url(url))
+    if parsed.get_backend_name() != "postgresql":
+        return False
+    dsn = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
+    try:
+        connection = await asyncpg.connect(dsn, **postgresql_options())
+        try:  # (an empty database has no alembic_version: refused, and looked at in full)
+            rows = await connection.fetch(
+                "SELECT current_setting('transaction_read_only') = 'off', version_num FROM alembic_version"
+            )
+        finally:
+            await connection.close(timeout=5)
+    except (OSError, asyncpg.PostgresError):
+        return False
+    return [tuple(row) for row in rows] == [(True, head_revision())]
 
 
 async def read_only(url: str | None) -> str | None:
@@ -90,8 +114,9 @@ async def read_only(url: str | None) -> str | None:
     :raises sqlalchemy.exc.SQLAlchemyError: when the database cannot be reached at all.
     """
     from sqlalchemy import text
-    from sqlalchemy.exc import OperationalError
+    from sqlalchemy.exc import DBAPIError, OperationalError
 
+    from server.startup import ELSEWHERE_DB, database_fault
     from server.store.session import database_url, make_engine
 
     engine = make_engine(database_url(url))
@@ -109,13 +134,19 @@ async def read_only(url: str | None) -> str | None:
             await connection.execute(text("CREATE TABLE IF NOT EXISTS sparrow_write_probe (x INTEGER)"))
             await connection.execute(text("DROP TABLE sparrow_write_probe"))
             await connection.commit()
-    except OperationalError as exc:
+    except DBAPIError as exc:
         said = str(exc.orig)
-        if engine.dialect.name == "sqlite" and any(s in said for s in ("readonly", "read-only", "unable to open")):
+        if engine.dialect.name != "sqlite":
+            raise
+        if isinstance(exc, OperationalError) and any(s in said for s in ("readonly", "read-only", "unable to open")):
             return (
-                f"the database {where} cannot be written to ({said}: is the file, or its folder, read-only?): {needs}"
+                f"the database {where} cannot be written to ({said}: is the file, or its folder, read-only?): {needs}; "
+                f"let the server's user write to both (a read-write mount, chown), or {ELSEWHERE_DB}"
             )
-        raise
+        fault = database_fault(exc, engine.url.database or where)
+        if fault is None:
+            raise
+        return fault
     finally:
         await engine.dispose()
     return None
@@ -204,7 +235,7 @@ def _restore(file: str, url: str | None) -> int:
                 await lock.release()
 
         copy = asyncio.run(locked())
-    except (DatabaseBusy, BackupError, OSError) as exc:
+    except (DatabaseBusy, BackupError, OSError, StartFault) as exc:
         return _refuse(f"restore: {exc}")
     kept = f"; the database it replaced is kept in {copy.kept}" if copy.kept else ""
     print(

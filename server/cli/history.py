@@ -8,17 +8,19 @@ import sys
 import time
 from pathlib import Path
 
+from server.cli.commands import summary
+
 __all__ = ["register"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``export`` and ``import`` sub-commands."""
-    out = sub.add_parser("export", help="write a stored game as an event log", description="Write a game's log.")
+    out = sub.add_parser("export", help=summary("export"), description="Write a game's log.")
     out.add_argument("game", help="the game's id (as in its link /t/ID)")
     out.add_argument("-o", "--output", default="-", help="file to write (default: standard output)")
     out.add_argument("--db", default=None, help="database URL (default: $SPARROW_DB, else ./data/sparrow.db)")
     out.set_defaults(func=run_export)
-    into = sub.add_parser("import", help="replay an event log and store it", description="Import a game's log.")
+    into = sub.add_parser("import", help=summary("import"), description="Import a game's log.")
     into.add_argument("file", help="the log to read ('-' for standard input)")
     into.add_argument("--db", default=None, help="database URL (default: $SPARROW_DB, else ./data/sparrow.db)")
     into.set_defaults(func=run_import)

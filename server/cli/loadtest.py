@@ -16,6 +16,7 @@ import json
 from rich.console import Console
 
 from server.cli.arguments import whole_number
+from server.cli.commands import summary
 from server.loadtest.client import LoadError
 from server.loadtest.driver import DEFAULT_TIMERS, Options, loadtest
 from server.loadtest.report import print_report
@@ -27,7 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``loadtest`` sub-command."""
     p = sub.add_parser(
         "loadtest",
-        help="play many live tables over WebSockets against a running server and measure it",
+        help=summary("loadtest"),
         description="Create N tables on a running server, seat four socket clients at each, play H hands "
         "and report latency (intent → all four seats updated), frames, bytes and CPU.",
     )

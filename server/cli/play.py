@@ -14,6 +14,7 @@ from game.arena import check_bots
 from game.bots import make_bot
 from game.seatview import SeatView, SeatViewCache
 from server.cli.arguments import whole_number
+from server.cli.commands import summary
 from server.cli.selfplay import play_deals
 
 __all__ = ["register", "narrate"]
@@ -23,7 +24,7 @@ _WINDS = "ESWN"
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``play`` sub-command."""
-    p = sub.add_parser("play", help="play one deal by the built-in policy and narrate it face up")
+    p = sub.add_parser("play", help=summary("play"))
     p.add_argument("--seed", default="1", metavar="S", help="seed of the deal (default 1)")
     p.add_argument(
         "--bots", type=_bot_names, default=None, metavar="A,B,C,D", help="the bot playing each seat (default: normal)"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ from rich.table import Table
 from game.actions import Action, ActionType
 from game.review import Decision, GameReview, HandReview
 from game.tiles import Tile
+from server.cli.commands import summary
 from server.history.logfile import GameLog
 
 __all__ = ["register"]
@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``review`` sub-command."""
     p = sub.add_parser(
         "review",
-        help="one seat's decisions beside what the strong bot would have done, with the reasons",
+        help=summary("review"),
         description="Replay a game's log (docs/log-format.md) or a stored game and show, at each decision "
         "of one seat, what it did and what the strong bot would have done from that seat's own view: the "
         "candidates ranked with their reasons, marks where it mattered, and the seat's agreement with the bot.",
@@ -98,6 +98,8 @@ def _load(source: str, url: str | None) -> GameLog:
         return read_log(text.splitlines())[0]
     if "/" in source or source.endswith((".jsonl", ".json")):
         raise LookupError(f"there is no file {source}")
+    import asyncio  # (a stored game only: a log file's review need not load it)
+
     found = asyncio.run(_stored(source, url))
     if found is None:
         raise LookupError(f"{source} is neither a log file nor a game in this database")

@@ -12,6 +12,7 @@ from rich.table import Table
 from game.scoring import Score, ScoringError, score_loser, score_win
 from game.settlement import settle
 from server.cli.arguments import ruleset_name
+from server.cli.commands import summary
 from server.cli.jsoninput import (
     SETTLE_FIELDS,
     InputError,
@@ -57,23 +58,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     commands = (
         (
             "score",
-            "score one hand and explain it (R8–R10)",
             "Score one hand given as JSON, item by item, with the rule behind each line.",
             _SCORE_EPILOG,
             run_score,
         ),
         (
             "settle",
-            "the payments of one deal (R11, R14)",
             "Settle one deal: the four score changes (they sum to zero) and the payments.",
             _SETTLE_EPILOG,
             run_settle,
         ),
     )
-    for name, summary, description, epilog, func in commands:
+    for name, description, epilog, func in commands:
         p = sub.add_parser(
             name,
-            help=summary,
+            help=summary(name),
             description=description,
             epilog=epilog,
             formatter_class=argparse.RawDescriptionHelpFormatter,

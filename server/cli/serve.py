@@ -4,18 +4,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import errno
 import logging
 import os
+import secrets
 import socket
 import sys
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server import logs, metrics
 from server.cli.arguments import whole_number
+from server.cli.commands import summary
 from server.rates.policy import LimitError, Limits
+
+if TYPE_CHECKING:
+    import uvicorn
+    from starlette.applications import Starlette
 
 __all__ = ["register"]
 
@@ -24,7 +34,7 @@ log = logging.getLogger("sparrow.serve")
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``serve`` sub-command."""
-    parser = sub.add_parser("serve", help="run the Sparrow server", description="Run the Sparrow server.")
+    parser = sub.add_parser("serve", help=summary("serve"), description="Run the Sparrow server.")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     port = whole_number(0, 65535, "a port number")
     parser.add_argument("--port", type=port, default=8000, help="port to listen on (default 8000)")
@@ -97,6 +107,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)  # a worker's inherited port
     parser.add_argument("--no-admin-link", action="store_true", help=argparse.SUPPRESS)  # a worker but the first
+    parser.add_argument("--ready-fd", type=int, default=None, help=argparse.SUPPRESS)  # a worker says it serves
     parser.set_defaults(func=run)
 
 
@@ -113,7 +124,9 @@ def run(args: argparse.Namespace) -> int:
     from server.collector import settle, watch_pauses
     from server.heads import Heads, head_protocol
     from server.origins import OriginError, configured
-    from server.store.session import database_url
+    from server.startup import StartFault
+    from server.stopping import Server
+    from server.store.session import database_url, make_engine
     from server.wire import UVICORN_OPTIONS
     from server.ws import SocketConfig
 
@@ -132,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
         return _refuse(
             f"--db {args.db!r} is not a database URL such as sqlite:///data/sparrow.db or postgresql://host/db"
         )
+    except StartFault as exc:  # (the data folder, for the default database, cannot be made)
+        return _refuse(str(exc))
     try:
         limits = Limits().with_flags(args.limit)
     except LimitError as exc:
@@ -146,27 +161,45 @@ def run(args: argparse.Namespace) -> int:
         return _refuse(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc} (is another server running?)")
     port = listener.getsockname()[1]
     if args.workers is not None:
-        from server.cli.db import read_only
-        from server.cli.workers import supervise
+        from server.cli.workers import refusal, supervise
 
+        assert url is not None  # (`_cluster_problem`: PostgreSQL)
         try:  # refused here once, rather than by every worker
-            problem = None if url is None else asyncio.run(read_only(url))
-        except Exception:  # (a database out of reach: each worker says so)
-            problem = None
+            load_secret()  # made once, here, so that every worker signs sessions with the same key
+            problem = asyncio.run(refusal(url))
+        except StartFault as exc:
+            problem = str(exc)
         if problem:
             listener.close()
             return _refuse(problem)
         return supervise(listener, args, port)
+    later = None  # a metrics port the worker this one replaces still holds (`--workers`, SIGHUP): taken once free
     try:
         metrics_server = None if args.metrics_port is None else metrics.serve(args.metrics_port)
     except OSError as exc:
-        listener.close()
-        return _refuse(f"cannot serve metrics on 127.0.0.1:{args.metrics_port}: {exc.strerror or exc}")
+        if args.ready_fd is None or exc.errno != errno.EADDRINUSE:
+            listener.close()
+            return _refuse(f"cannot serve metrics on 127.0.0.1:{args.metrics_port}: {exc.strerror or exc}")
+        metrics_server, later = None, args.metrics_port
+    served: list[metrics.MetricsServer] = [] if metrics_server is None else [metrics_server]
     socket_config = SocketConfig(allowed_origins=tuple(args.allow_origin), public_origins=tuple(public))
     base_url = public[0].rstrip("/") if public else f"http://{_display(_reachable(args.host))}:{port}"
-    club = ClubConfig(load_secret(), mode=args.club_mode, base_url=base_url, announce=not args.no_admin_link)
-    db = "memory" if url is None else url
-    app = create_app(socket_config=socket_config, db=db, club=club, redis=redis, limits=limits, started=settle)
+    try:  # (without a database nothing signed outlives the process: no key is kept)
+        secret = secrets.token_urlsafe(32) if url is None else load_secret()
+    except StartFault as exc:
+        listener.close()
+        if metrics_server is not None:
+            metrics_server.close()
+        return _refuse(str(exc))
+    club = ClubConfig(secret, mode=args.club_mode, base_url=base_url, announce=not args.no_admin_link)
+    db = "memory" if url is None else make_engine(url)
+
+    def ready() -> None:
+        if args.listen_fd is None:  # (a worker's port is announced by the process that watches it)
+            print(f"Sparrow is serving on http://{_display(args.host)}:{port}  (Ctrl+C stops it)", flush=True)
+        settle()
+
+    app = create_app(socket_config=socket_config, db=db, club=club, redis=redis, limits=limits, started=ready)
     # In JSON, uvicorn's own lines go through our handler (None: it leaves logging as it is).
     log_config = None if args.log_format == "json" else LOGGING_CONFIG
     # Each request head is held to --limit head-timeout and heads, as an admin has them now (server/heads.py).
@@ -175,22 +208,34 @@ def run(args: argparse.Namespace) -> int:
     config = uvicorn.Config(
         app, host=args.host, port=port, log_level="warning", log_config=log_config, lifespan="on", **options
     )
-    server = uvicorn.Server(config)
+    server = Server(config, app)  # (which hands the tables over to the other processes before it stops)
+    # A start that failed on a fault of the disk or the database is said in one line (the app's
+    # `start_fault`), without uvicorn's account of it (the traceback, "Application startup failed").
+    logging.getLogger("uvicorn.error").addFilter(lambda _record: _fault(app) is None)
 
     async def main() -> int:
-        from server.cli.db import check_database, unusable
+        from server.cli.db import check_database
+        from server.cli.db import ready as at_head
+        from server.startup import unusable
         from server.store.lock import DatabaseBusy, hold
 
         lock = None
+        # Beside taking the lock, on PostgreSQL: a look at the schema that changes nothing, and the
+        # engine's first connection (with the driver's first look at the database): a dozen round
+        # trips, which a start would otherwise wait for one after another, from as far away as the
+        # database is. (A SQLite file is not opened before it is locked.)
+        early: list[asyncio.Future[Any]] = []
+        if url is not None and not isinstance(db, str) and db.dialect.name == "postgresql":
+            early = [asyncio.ensure_future(at_head(url)), asyncio.ensure_future(_connect(db))]
         try:
             if url is not None:
                 try:
                     lock = await hold(url, shared=redis is not None)
-                except DatabaseBusy as exc:
+                except (DatabaseBusy, StartFault) as exc:
                     return _refuse(str(exc))
                 except (OSError, asyncpg.PostgresError) as exc:
                     return _refuse(unusable(exc))
-                problem = await check_database(url)
+                problem = None if early and await early[0] else await check_database(url)
                 if problem:
                     return _refuse(problem)
             if not public and args.host in ("0.0.0.0", "::"):
@@ -200,8 +245,6 @@ def run(args: argparse.Namespace) -> int:
                 )
             if metrics_server is not None:
                 print(f"Metrics are served on http://127.0.0.1:{metrics_server.port}/metrics", flush=True)
-            if args.listen_fd is None:  # (a worker's port is announced by the process that watches it)
-                print(f"Sparrow is serving on http://{_display(args.host)}:{port}  (Ctrl+C stops it)", flush=True)
             watch_pauses()
             helpers: list[asyncio.Task[None]] = []
             lost: list[str] = []
@@ -215,15 +258,29 @@ def run(args: argparse.Namespace) -> int:
                 helpers.append(asyncio.create_task(lock.keep(lose)))
             if metrics_server is not None:
                 helpers.append(asyncio.create_task(metrics.watch(lambda: getattr(app.state, "lobby", None))))
+            if later is not None:
+                helpers.append(asyncio.create_task(_metrics_once_free(later, served, app)))
+            if args.ready_fd is not None:
+                helpers.append(asyncio.create_task(_say_ready(server, args.ready_fd)))
             try:
                 await server.serve(sockets=[listener])
+            except SystemExit:  # uvicorn's, when the app could not start
+                fault = _fault(app)
+                if fault is None:
+                    raise
+                return _refuse(fault)
             finally:
                 for helper in helpers:
                     helper.cancel()
             return 1 if lost else 0
         finally:
+            for task in early:
+                task.cancel()
+            await asyncio.gather(*early, return_exceptions=True)
             if lock is not None:
                 await lock.release()
+            if not isinstance(db, str):
+                await db.dispose()  # (once the app has, or when it never ran)
 
     try:
         with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
@@ -232,8 +289,38 @@ def run(args: argparse.Namespace) -> int:
         return 0
     finally:
         listener.close()
-        if metrics_server is not None:
-            metrics_server.close()
+        for metrics_listener in served:
+            metrics_listener.close()
+
+
+async def _metrics_once_free(port: int, served: list[metrics.MetricsServer], app: object) -> None:
+    """Serve the metrics on ``port`` once the worker this one replaces has let it go."""
+    while True:
+        await asyncio.sleep(0.5)
+        try:
+            served.append(metrics.serve(port))
+            break
+        except OSError:
+            continue
+    await metrics.watch(lambda: getattr(getattr(app, "state", None), "lobby", None))
+
+
+async def _say_ready(server: uvicorn.Server, fd: int) -> None:
+    """Once ``server`` serves, write a byte to ``fd`` and close it: the process watching the workers
+    (server/cli/workers.py) waits for it before it stops the worker this one replaces."""
+    try:
+        while not server.started:
+            await asyncio.sleep(0.05)  # uvicorn offers no event for "started"
+        os.write(fd, b"1")
+    finally:
+        os.close(fd)
+
+
+async def _connect(engine: AsyncEngine) -> None:
+    """Open the engine's first connection, and leave it in its pool (a failure is the lock's to say)."""
+    with contextlib.suppress(Exception):
+        async with engine.connect():
+            pass
 
 
 def _cluster_problem(url: str | None, redis: str | None, workers: int | None) -> str | None:
@@ -249,6 +336,11 @@ def _cluster_problem(url: str | None, redis: str | None, workers: int | None) ->
     if redis is None:
         return f"{wanted} needs --redis redis://host:6379/0 (or $SPARROW_REDIS): processes reach each other through it"
     return None
+
+
+def _fault(app: Starlette) -> str | None:
+    fault: str | None = getattr(app.state, "start_fault", None)
+    return fault
 
 
 def _refuse(problem: str) -> int:

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from game.rulesets import ruleset
 from server.cli.arguments import add_ruleset, whole_number
+from server.cli.commands import summary
 from server.cli.selfplay import SelfPlay, play_deals
 
 __all__ = ["register"]
@@ -21,7 +22,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``simulate`` sub-command."""
     p = sub.add_parser(
         "simulate",
-        help="play N deals by the built-in policy and report how they ended",
+        help=summary("simulate"),
         description="Play N deals (hands) of self-play with the built-in policy. Identical arguments give an "
         "identical digest; only the speed figures vary.",
     )

@@ -120,10 +120,10 @@ class Club:
         store = self.store
         self._kept_meanwhile = set()
         try:
-            names = {name.casefold(): owner for name, owner in (await store.player_names()).items()}
-            members = {member.id: member for member in await store.members()}
-            defaults, origins = await store.setting("defaults"), await store.setting("origins")
-            stored = await store.setting("mode")
+            named, listed, settings = await store.snapshot(("defaults", "origins", "mode", "limits"))
+            names = {name.casefold(): owner for name, owner in named.items()}
+            members = {member.id: member for member in listed}
+            defaults, origins, stored = settings.get("defaults"), settings.get("origins"), settings.get("mode")
         finally:
             kept, self._kept_meanwhile = self._kept_meanwhile, None
         # A member who joined or was renamed here while the database was read is newer here than there.
@@ -138,8 +138,7 @@ class Club:
             self.origins = list(origins.get("origins", []))
             self.allowed_origins = configured(self.origins)
         self.mode = str(stored["mode"]) if stored and stored.get("mode") in MODES else "members"
-        limits = await store.setting("limits")
-        self.limits = dict(limits or {})
+        self.limits = dict(settings.get("limits") or {})
         try:
             self.on_limits(self.limits)
         except ValueError as exc:  # (stored by another release of the server, say)

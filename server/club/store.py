@@ -10,7 +10,7 @@ from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from server.store.models import AuditRow, InvitationRow, MemberRow, PlayerRow, SeatRow, SessionRow, SettingRow
 
@@ -75,7 +75,7 @@ def _when(t: float) -> datetime:
     return datetime.fromtimestamp(t, UTC)
 
 
-def _member(row: MemberRow) -> Member:
+def _member(row: Any) -> Member:
     renamed = None if row.renamed_at is None else _aware(row.renamed_at).timestamp()
     created = _aware(row.created_at).timestamp()
     return Member(row.id, row.name, row.password_hash, row.admin, row.disabled, row.epoch, created, renamed)
@@ -91,12 +91,15 @@ class ClubStore:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
+        # Reads, each a statement on its own: outside any transaction, so without BEGIN and ROLLBACK
+        # (two round trips of the three or four a read cost; every process reads the club every
+        # second, and a start reads it too, from as far away as the database is).
+        self.reads = engine.execution_options(isolation_level="AUTOCOMMIT")
 
     async def members(self) -> list[Member]:
         """Every member, oldest first."""
-        async with AsyncSession(self.engine) as session:
-            rows = (await session.scalars(select(MemberRow).order_by(MemberRow.id))).all()
-        return [_member(row) for row in rows]
+        async with self.reads.connect() as connection:
+            return await _members(connection)
 
     async def add_member(self, name: str, password_hash: str, admin: bool, now: float) -> Member:
         """A new member.
@@ -153,7 +156,7 @@ class ClubStore:
 
     async def peek_invitation(self, code_hash: str, now: float) -> Invitation | None:
         """The unused, unexpired invitation with this code, without using it."""
-        async with self.engine.connect() as connection:
+        async with self.reads.connect() as connection:
             row = (
                 await connection.execute(
                     select(InvitationRow.kind, InvitationRow.name, InvitationRow.member_id).where(
@@ -208,7 +211,7 @@ class ClubStore:
 
     async def session(self, session_id: str) -> Session | None:
         """The session with this id (ended or not), or None."""
-        async with self.engine.connect() as connection:
+        async with self.reads.connect() as connection:
             row = (await connection.execute(select(SessionRow).where(SessionRow.id == session_id))).first()
         return None if row is None else _session(row)
 
@@ -219,7 +222,7 @@ class ClubStore:
             .where(SessionRow.member_id == member, SessionRow.ended_at.is_(None))
             .order_by(SessionRow.seen_at.desc())
         )
-        async with self.engine.connect() as connection:
+        async with self.reads.connect() as connection:
             return [_session(row) for row in (await connection.execute(query)).all()]
 
     async def seen(self, session_id: str, now: float, address: str) -> None:
@@ -251,7 +254,7 @@ class ClubStore:
     async def ended_since(self, since: float) -> list[str]:
         """The ids of the sessions that ended at ``since`` or later."""
         query = select(SessionRow.id).where(SessionRow.ended_at >= _when(since))
-        async with self.engine.connect() as connection:
+        async with self.reads.connect() as connection:
             return list((await connection.scalars(query)).all())
 
     async def prune_sessions(self, ended_before: float, created_before: float) -> int:
@@ -263,9 +266,21 @@ class ClubStore:
         async with self.engine.begin() as connection:
             return (await connection.execute(gone)).rowcount
 
+    async def snapshot(
+        self, keys: tuple[str, ...]
+    ) -> tuple[dict[str, int | None], list[Member], dict[str, dict[str, Any]]]:
+        """What each process reads again every second, on one connection: `player_names`, `members`,
+        and the settings ``keys`` that are stored (`setting`, each)."""
+        async with self.reads.connect() as connection:
+            names = await _player_names(connection)
+            members = await _members(connection)
+            rows = await connection.execute(select(SettingRow.key, SettingRow.value).where(SettingRow.key.in_(keys)))
+            settings = {key: value for key, value in rows if isinstance(value, dict)}
+        return names, members, settings
+
     async def setting(self, key: str) -> dict[str, Any] | None:
         """A stored setting, or None."""
-        async with self.engine.connect() as connection:
+        async with self.reads.connect() as connection:
             value = await connection.scalar(select(SettingRow.value).where(SettingRow.key == key))
         return value if isinstance(value, dict) else None
 
@@ -306,7 +321,7 @@ class ClubStore:
         query = select(AuditRow).order_by(AuditRow.id.desc()).limit(limit)
         if before is not None:
             query = query.where(AuditRow.id < before)
-        async with self.engine.connect() as connection:
+        async with self.reads.connect() as connection:
             rows = (await connection.execute(query)).all()
         return [
             {
@@ -338,16 +353,24 @@ class ClubStore:
     async def guest_name(self, name: str) -> bool:
         """Whether a guest (no member) has sat under ``name`` (case aside), at a table now or before."""
         query = select(PlayerRow.id).where(func.lower(PlayerRow.name) == name.lower(), PlayerRow.member_id.is_(None))
-        async with self.engine.connect() as connection:
+        async with self.reads.connect() as connection:
             return (await connection.scalar(query.limit(1))) is not None
 
     async def guest_names(self) -> list[str]:
         """Every name a guest (no member) has sat under, at a table now or before."""
-        async with self.engine.connect() as connection:
+        async with self.reads.connect() as connection:
             return list((await connection.scalars(select(PlayerRow.name).where(PlayerRow.member_id.is_(None)))).all())
 
     async def player_names(self) -> dict[str, int | None]:
         """Every name that has sat at a table, with the member it belongs to (None: nobody's)."""
-        async with self.engine.connect() as connection:
-            rows = (await connection.execute(select(PlayerRow.name, PlayerRow.member_id))).all()
-        return {r.name: r.member_id for r in rows}
+        async with self.reads.connect() as connection:
+            return await _player_names(connection)
+
+
+async def _player_names(connection: AsyncConnection) -> dict[str, int | None]:
+    rows = (await connection.execute(select(PlayerRow.name, PlayerRow.member_id))).all()
+    return {r.name: r.member_id for r in rows}
+
+
+async def _members(connection: AsyncConnection) -> list[Member]:
+    return [_member(row) for row in await connection.execute(select(MemberRow).order_by(MemberRow.id))]

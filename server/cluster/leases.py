@@ -18,21 +18,37 @@ from datetime import timedelta
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-__all__ = ["TICK", "TTL", "Leases"]
+__all__ = ["PROBE", "RENEW", "TICK", "TTL", "Leases"]
 
 TTL = 5.0  # seconds a lease lasts after its last renewal
 TICK = 1.0  # seconds between looks for tables nobody holds
 
 _LIVE = "expires_at > now()"
 
+# A renewal of the leases of the tables a process runs (``$1`` its owner, ``$2`` the tables, ``$3``
+# the interval granted), which the renewer sends on a plain connection of its own
+# (server/cluster/renewer.py): rows it still owns. A lease that ran out while the process was slow is
+# still its own until another takes it (taking it changes the owner, and a renewal and a takeover of
+# one row wait for each other), so it is renewed too. A table the process let go (it stopped running
+# it: the database failed, or it closed) is never renewed, even if its row still names the process:
+# its lease runs out and any process, that one too, takes it over.
+RENEW = (
+    "UPDATE table_leases SET expires_at = now() + $3::interval "
+    "WHERE owner = $1 AND table_id = ANY($2::text[]) RETURNING table_id"
+)
+# A write that changes nothing, for a process with no table: it fails while the database cannot be
+# written to (down, or read-only), as any UPDATE does, and tells the process that it writes (/healthz).
+PROBE = "UPDATE table_leases SET owner = owner WHERE false"
+
 
 class Leases:
-    """The leases of process ``owner`` on the database behind ``engine`` (PostgreSQL)."""
+    """The leases of process ``owner`` on the database behind ``engine`` (PostgreSQL), as its event
+    loop takes, lets go and looks them up; its thread renews them (`server.cluster.renewer`)."""
 
     def __init__(self, engine: AsyncEngine, owner: str, *, ttl: float = TTL) -> None:
         # Each statement here stands alone (``take``'s two each do what they do atomically, and the
         # second runs only if the first found nothing), so each is committed as it ends, without
-        # BEGIN and COMMIT: two round trips fewer per renewal, which matter with a distant database.
+        # BEGIN and COMMIT: two round trips fewer per statement, which matter with a distant database.
         self.engine = engine.execution_options(isolation_level="AUTOCOMMIT")
         self.owner = owner
         self.ttl = ttl
@@ -64,32 +80,14 @@ class Leases:
                 token = (await connection.execute(new, self._params(t=table))).scalar()
         return None if token is None else int(token)
 
-    async def renew(self, tables: Collection[str], *, ttl: float | None = None) -> set[str]:
-        """Renew the leases of ``tables``, those this process runs, for ``ttl`` seconds (the lease's
-        own length unless given: server/cluster/renewer.py grants less to a silent event loop); the
-        ones it still holds. A lease
-        that ran out while this process was slow is still its own until another takes it (taking it
-        changes the owner, and a renewal and a takeover of one row wait for each other), so it is
-        renewed too. A table this process let go (it stopped running it: the database failed, or it
-        closed) is never renewed, even if its row still names this process: its lease runs out and
-        any process, this one too, takes it over."""
+    async def renew(self, tables: Collection[str]) -> set[str]:
+        """Renew the leases of ``tables`` for a lease (`RENEW`, as the renewer does); those this
+        process still holds."""
         if not tables:
             return set()
-        sql = text(
-            "UPDATE table_leases SET expires_at = now() + CAST(:ttl AS interval) "
-            "WHERE owner = :me AND table_id = ANY(:tables) RETURNING table_id"
-        )
-        params = self._params(tables=list(tables))
-        if ttl is not None:
-            params["ttl"] = timedelta(seconds=ttl)
-        async with self.engine.begin() as connection:
-            return set((await connection.execute(sql, params)).scalars())
-
-    async def probe(self) -> None:
-        """A write that changes nothing: it fails while the database cannot be written to (down, or
-        read-only), as any UPDATE does, whatever rows it touches."""
-        async with self.engine.begin() as connection:
-            await connection.execute(text("UPDATE table_leases SET owner = owner WHERE false"))
+        async with self.engine.connect() as connection:
+            result = await connection.exec_driver_sql(RENEW, (self.owner, list(tables), timedelta(seconds=self.ttl)))
+            return {row[0] for row in result}
 
     async def release(self, tables: Collection[str]) -> None:
         """Let ``tables`` go at once (this process stops, or stopped running them): another process
@@ -103,6 +101,19 @@ class Leases:
         )
         async with self.engine.begin() as connection:
             await connection.execute(sql, self._params(tables=list(tables)))
+
+    async def hand(self, table: str, token: int, to: str, *, holder: str | None = None) -> int | None:
+        """Give ``table``, held by this process (or by ``holder``) with ``token``, to process ``to`` at
+        once, in one statement: its new token (one more), or None when that lease is no longer so held.
+        Its lease runs from now; ``to`` renews it from its next renewal."""
+        sql = text(
+            "UPDATE table_leases SET owner = :to, token = token + 1, expires_at = now() + CAST(:ttl AS interval) "
+            "WHERE table_id = :t AND owner = :holder AND token = :token RETURNING token"
+        )
+        params = self._params(t=table, to=to, holder=holder or self.owner, token=token)
+        async with self.engine.begin() as connection:
+            new = (await connection.execute(sql, params)).scalar()
+        return None if new is None else int(new)
 
     async def owners(self, tables: Collection[str]) -> dict[str, str]:
         """The process holding each of ``tables`` that is held (a table nobody holds is left out)."""

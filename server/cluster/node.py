@@ -38,6 +38,7 @@ import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import orjson
 from redis.exceptions import RedisError
@@ -56,9 +57,13 @@ from server.tables.errors import TableError
 from server.tables.messages import Attach, Detach
 from server.ws import Reader, SocketConfig
 
+if TYPE_CHECKING:
+    from server.cluster.handover import Handovers
+
 __all__ = ["CALL_TIMEOUT", "Node"]
 
 CALL_TIMEOUT = 5.0  # seconds another process has to answer a call
+MOVE_WAIT = 30.0  # seconds a socket forwarded to a table being handed over waits to hear where it went
 MOVED = 1012  # the close code that makes a browser reconnect with its seat token
 ORPHANS_LOOKED_AT = 500  # tables nobody holds, looked at per tick
 TAKEN_PER_TICK = 10  # tables nobody holds taken over per tick, at most: a takeover of many is spread
@@ -82,11 +87,23 @@ class _Link:
     conn: Connection
     table: str
     owner: str
+    held: list[str] | None = None  # the client's messages, kept while its table moves from here (handover.py)
+    moving: float | None = None  # (monotonic) since when its table is moving from ``owner`` to another process
 
     def reader(self, conn: Connection, config: SocketConfig) -> Reader:
         return _Forwarder(conn, None, config, link=self)
 
+    def forward(self, frame: str | bytes) -> None:
+        """Pass a message the client sent on to the table's process (`server.tables.connection.Relay`)."""
+        text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
+        if self.held is not None:
+            self.held.append(text)
+        else:
+            self.node.bus.post(self.owner, ["in", self.node.id, self.conn.id, text])
+
     def leave(self, conn: Connection) -> None:
+        if conn.relay is self:
+            conn.relay = None  # (no reference cycle left for the collector)
         if self.node._links.pop(conn.id, None) is not None:
             self.node.bus.post(self.owner, ["leave", self.node.id, conn.id])
 
@@ -103,8 +120,7 @@ class _Forwarder(Reader):
         return self.link.table
 
     def handle(self, frame: str | bytes) -> None:
-        text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
-        self.link.node.bus.post(self.link.owner, ["in", self.link.node.id, self.conn.id, text])
+        self.link.forward(frame)
 
 
 class _Remote(Connection):
@@ -132,6 +148,7 @@ class _Hosted:
     conn: _Remote
     actor: TableActor
     reader: Reader
+    held: list[str] | None = None  # the client's messages, kept while its table moves from here (handover.py)
 
 
 class Node:
@@ -158,6 +175,7 @@ class Node:
         # (monotonic) by table: a lease this process took lately holds at least until then, renewed
         # or not (the renewer may not have renewed it yet, nor anything since its last failure)
         self._held_until: dict[str, float] = {}
+        self._lapsed: float | None = None  # (monotonic) since the renewals fell behind (said once): no table is taken
         self.prefix = prefix  # of the bus's channels and keys: `server.cluster.identity.cluster_prefix`
         self.bus = Bus(redis_url, self.id, self.prefix, on_gone=self._gone, on_down=self._bus_down, on_up=self._bus_up)
         self._rids = itertools.count(1)
@@ -171,7 +189,12 @@ class Node:
         self._handling: set[asyncio.Task[None]] = set()
         self._unsaid: list[tuple[str, list[object]]] = []  # what to tell others once Redis is back
         self._db_down_since: float | None = None  # the cluster's steps cannot reach the database (said once)
+        self._halted = False  # no more rounds: the process hands its tables over (`halt_rounds`)
+        self._stepping = False  # a round is under way
         journal.on_stale = self._stale
+        from server.cluster.handover import Handovers
+
+        self.handovers: Handovers = Handovers(self)
 
     # ------------------------------------------------------------ life
     async def start(self) -> None:
@@ -185,7 +208,7 @@ class Node:
         loop = asyncio.get_running_loop()
         # The loop beats from now on: while it does not, the renewer stops renewing (after a bound).
         self._tasks = [loop.create_task(self._beat(), name="cluster-beat")]
-        await self._round()
+        await self._round(club=False)  # (the club was read as the process started)
         self._tasks.append(loop.create_task(self._run(self._round), name="cluster-round"))
 
     async def close(self) -> None:
@@ -208,9 +231,28 @@ class Node:
         await self.bus.close()
 
     async def _run(self, step: Callable[[], Awaitable[None]]) -> None:
-        while True:
+        while not self._halted:
             await asyncio.sleep(self.tick)
-            await step()
+            self._stepping = True
+            try:
+                await step()
+            finally:
+                self._stepping = False
+
+    async def halt_rounds(self) -> None:
+        """Tick no more (the leases are still renewed): a round under way ends first, so that no
+        takeover is cut short."""
+        self._halted = True
+        for task in self._tasks[1:]:
+            if not self._stepping:
+                task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+
+    async def hand_over(self) -> bool:
+        """Before this process stops: hand its tables to the others, then move its sockets
+        (server/cluster/handover.py); False when there is no other process (nothing is done)."""
+        return await self.handovers.hand_over()
 
     async def _beat(self) -> None:
         while True:
@@ -221,10 +263,14 @@ class Node:
                 log.exception("cluster: acting on the leases' renewal failed")
             await asyncio.sleep(BEAT)
 
-    async def _round(self) -> None:
+    async def _round(self, *, club: bool = True) -> None:
+        """One tick's steps, and (``club``) the club read again beside them: on a distant database
+        its reads take round trips that would otherwise hold up the takeovers."""
         steps = (self._take_orphans, self._check_links, self._check_hosted, self._share_directory)
         unreachable = False
-        for step in (*steps, self._reload_club):
+
+        async def run(step: Callable[[], Awaitable[None]]) -> None:
+            nonlocal unreachable
             started = time.monotonic()
             try:
                 await step()
@@ -233,7 +279,7 @@ class Node:
             except (OSError, DBAPIError) as exc:
                 if isinstance(exc, IntegrityError | ProgrammingError | DataError):  # a wrong query: a bug
                     log.exception("cluster: %s failed; trying again in %g s", step.__name__.strip("_"), self.tick)
-                    continue
+                    return
                 unreachable = True
                 if self._db_down_since is None:  # said once when it starts, and once when it ends
                     self._db_down_since = started
@@ -241,6 +287,12 @@ class Node:
                     log.warning("cluster: the database cannot be reached (%s); trying again every %g s", why, self.tick)
             except Exception:
                 log.exception("cluster: %s failed; trying again in %g s", step.__name__.strip("_"), self.tick)
+
+        async def in_turn() -> None:
+            for step in steps:
+                await run(step)
+
+        await asyncio.gather(in_turn(), *([run(self._reload_club)] if club else []))
         if not unreachable and self._db_down_since is not None:
             lasted = time.monotonic() - self._db_down_since
             log.warning("cluster: the database answers again after %.0f s", lasted)
@@ -252,6 +304,9 @@ class Node:
 
         :raises TableError: (503) when the lease cannot be taken.
         """
+        if self._lapsed is not None:
+            why = "this server process cannot keep a table just now: its database answers too slowly, or not at all"
+            raise TableError("server/storage", f"{why}; try again in a moment", status=503)
         asked = time.monotonic()
         token = await self.leases.take(table_id)
         if token is None:
@@ -265,10 +320,14 @@ class Node:
         return table_id in self.journal.tokens
 
     def _heed_renewals(self) -> None:
-        """Act on what the renewer found: drop the tables another process took, and every table once
-        the leases could not be renewed for nearly a lease (before they run out); the database
-        writes again once a renewal (a write) begun after a failed write succeeds."""
-        last, good = self.renewer.last, self.renewer.good
+        """Act on what the renewer found: drop the tables another process took, and every table whose
+        lease may run out within a tick (before it does) while the renewals are not keeping it: the
+        latest failed, one is still under way (a database far away, or silent), or the renewer died;
+        the database writes again once a renewal (a write) begun after a failed write succeeds.
+        Renewals that fall behind (`Renewer.lagging`: failed, or too slow to keep a lease) are said
+        once, and once when they keep up again; meanwhile this process takes no table (`lapsed`)."""
+        renewer = self.renewer
+        last, good = renewer.last, renewer.good
         now = time.monotonic()
         if last is not None and last is not self._seen:
             self._seen = last
@@ -277,22 +336,32 @@ class Node:
                     if table_id not in last.held and self.journal.tokens.get(table_id) == token:
                         log.error("cluster: table %s is no longer this process's; it stops here", table_id)
                         self._drop(table_id)
-        # A renewal that fails, or a renewer that died: the leases may run out; stop touching the
-        # tables a tick before (a renewal stuck on a silent database fails within 2 ticks). A lease
-        # taken since (a takeover as the database came back, before the renewer's next renewal)
-        # holds for a lease from its taking: it is let go only once that may run out too.
-        stuck = (last is not None and last.failed) or not self.renewer.alive
-        if stuck and self.journal.tokens:
-            renewed = -math.inf if good is None else good.until
-            due = [
-                table_id
-                for table_id in self.journal.tokens
-                if now >= max(renewed, self._held_until.get(table_id, -math.inf)) - self.tick
-            ]
-            if due:
-                log.error("cluster: the leases could not be renewed in time; this process lets its tables go")
-                for table_id in due:
-                    self._drop(table_id)
+        # A lease holds until the last good renewal's grant from when it was sent (the database counts
+        # from later still), or, taken lately (a takeover as the database came back, before the
+        # renewer's next renewal), a lease from its taking. A renewer that succeeded and waits to renew
+        # again renews in time: its grants are short only while this loop was silent (a busy loop
+        # keeps its tables, server/cluster/renewer.py), and its next renewal, due within `EVERY`
+        # seconds, grants a whole lease.
+        renewed = -math.inf if good is None else good.until
+        keeping = renewer.alive and last is not None and not last.failed and renewer.asking is None
+        due = [
+            table_id
+            for table_id in self.journal.tokens
+            if not keeping and now >= max(renewed, self._held_until.get(table_id, -math.inf)) - self.tick
+        ]
+        why = renewer.lagging(now)
+        if (why is not None or due) and self._lapsed is None:
+            self._lapsed = now
+            log.error(
+                "cluster: the leases cannot be renewed in time (%s); this process lets its tables go before their "
+                "leases run out, and takes none until they can",
+                why or "a lease may run out before it is renewed",
+            )
+        elif why is None and not due and self._lapsed is not None and renewed - self.tick > now:
+            log.warning("cluster: the leases are renewed in time again after %.0f s", now - self._lapsed)
+            self._lapsed = None
+        for table_id in due:
+            self._drop(table_id)
         for table_id in [t for t, until in self._held_until.items() if until <= now]:
             del self._held_until[table_id]  # held by the renewals alone from now on
         if self.journal.trouble is None:
@@ -314,9 +383,16 @@ class Node:
         self.renewer.beat(self.journal.tokens)
         await self.leases.release(table_ids)
 
+    def let_go_here(self, table_id: str) -> None:
+        """This process holds ``table_id`` no more (it handed it over, or its takeover failed): no
+        renewal, no write."""
+        self.journal.tokens.pop(table_id, None)
+        self._held_until.pop(table_id, None)
+        self.renewer.beat(self.journal.tokens)
+
     def _stale(self, table_id: str) -> None:
-        """A write of ``table_id`` was refused as stale: another process has it now."""
-        log.error("cluster: table %s was taken over by another process; it stops here", table_id)
+        """A write of ``table_id`` was refused as stale: another process has it now (the journal said so)."""
+        log.debug("cluster: table %s was taken over by another process; it stops here", table_id)
         self._drop(table_id)
 
     def _drop(self, table_id: str) -> None:
@@ -330,7 +406,7 @@ class Node:
             actor.abandon(MOVED)
 
     async def _take_orphans(self) -> None:
-        if not self.lobby.accepting:
+        if not self.lobby.accepting or self._lapsed is not None:  # (tables it could not keep)
             return
         found = await self.leases.orphans(ORPHANS_LOOKED_AT)
         if not found:
@@ -417,6 +493,9 @@ class Node:
         :raises TableError: 503 while the table moves between processes (or is ours but not yet
             running), 404 when there is no such live table.
         """
+        moved = await self.handovers.moved_to(table_id)  # (being handed over from here: once it runs there)
+        if moved is not None:
+            return moved
         owner = (await self.leases.owners([table_id])).get(table_id)
         if owner is None and not await self.leases.unfinished(table_id):
             raise TableError("table/not_found", f"there is no table {table_id!r} (it may have closed)", status=404)
@@ -460,14 +539,19 @@ class Node:
                     )
             case ["in", str(proc), int(socket_id), str(frame)]:
                 hosted = self._hosted.get((proc, socket_id))
-                if hosted is not None:
+                if hosted is not None and hosted.held is not None:  # its table is moving from here
+                    hosted.held.append(frame)
+                elif hosted is not None:
                     hosted.reader.take_safely(frame)
-                else:  # forgotten here (its process was out of reach): the page reconnects
+                elif not self.handovers.relay(proc, socket_id, item):  # (its table moved from here)
+                    # forgotten here (its process was out of reach): the page reconnects
                     self.bus.post(proc, ["close", self.id, socket_id, MOVED, _LOST_TOUCH])
             case ["leave", str(proc), int(socket_id)]:
                 hosted = self._hosted.pop((proc, socket_id), None)
                 if hosted is not None:
                     hosted.actor.post(Detach(hosted.conn))
+                else:
+                    self.handovers.relay(proc, socket_id, item)
             case ["out", str(proc), int(socket_id), str(frame)]:
                 link = self._links.get(socket_id)
                 if link is not None:
@@ -478,6 +562,26 @@ class Node:
                 link = self._links.pop(socket_id, None)
                 if link is not None:
                     link.conn.close(code, reason)
+            case ["take", str(proc), str(table_id), int(token), handover]:  # a table handed over to this process
+                task = asyncio.get_running_loop().create_task(self.handovers.take(proc, table_id, token, handover))
+                self._handling.add(task)
+                task.add_done_callback(self._handling.discard)
+            case ["taken", str(table_id), bool(ok)]:
+                self.handovers.taken(table_id, ok)
+            case ["prepare", str(proc), str(table_id)]:  # a table to read, for ``proc`` to hand it over
+                task = asyncio.get_running_loop().create_task(self.handovers.prepare(proc, table_id))
+                self._handling.add(task)
+                task.add_done_callback(self._handling.discard)
+            case ["prepared", str(table_id), int(version)]:
+                self.handovers.prepared(table_id, version)
+            case ["moving", str(proc), int(socket_id)]:  # the table of a socket forwarded to ``proc`` is moving
+                link = self._links.get(socket_id)
+                if link is not None and link.owner == proc:
+                    link.moving = time.monotonic()
+            case ["moved", str(proc), int(socket_id), str(owner)]:  # … and runs at ``owner`` now
+                link = self._links.get(socket_id)
+                if link is not None and link.owner == proc:
+                    link.owner, link.moving = owner, None
             case ["revoked_link", int(link_id)]:
                 if self.club is not None:
                     self.club.passes.sockets.revoked([link_id])
@@ -584,7 +688,10 @@ class Node:
         if not links and not calls:
             return
         owners = await self.leases.owners({link.table for link in links} | {table for _, table in calls})
+        now = time.monotonic()
         for link in links:
+            if link.moving is not None and now - link.moving < MOVE_WAIT:
+                continue  # its table is being handed over: the process it moves from says where to
             if owners.get(link.table) != link.owner and self._links.get(link.conn.id) is link:
                 self._lost(link.owner, {link.table})
         for rid, table_id in calls:

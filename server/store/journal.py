@@ -27,7 +27,7 @@ from server.store.models import ActionRow, ChatRow, GameRow, HandRow, LeaseRow, 
 from server.store.pg_records import write_records
 from server.store.session import make_sessions
 from server.store.writer import BATCH_CAP, GroupWriter, WriterError
-from server.tables.journal import Record, SeatRecord, StoredTable
+from server.tables.journal import Record, SeatRecord, StoredTable, WriteRefused
 
 __all__ = ["SqlJournal", "StaleOwner", "action_row", "game_row", "hand_row"]
 
@@ -97,8 +97,9 @@ class _Fenced:
     token: int
 
 
-class StaleOwner(RuntimeError):
-    """The write was refused: another process took the table over (its lease token is newer)."""
+class StaleOwner(WriteRefused):
+    """The write was refused: another process took the table over (its lease token is newer). The
+    journal says so in one line (a warning), once per refused write."""
 
 
 def _table_of(write: _Write) -> str:
@@ -131,7 +132,8 @@ class SqlJournal:
         token = self.tokens.get(table)
         try:
             await self.writer.submit(write if token is None else _Fenced(write, table, token))
-        except StaleOwner:
+        except StaleOwner as exc:
+            log.warning("%s", exc)  # (the one line: no traceback, for a fenced process may refuse many)
             if self.on_stale is not None:
                 self.on_stale(table)
             raise
@@ -272,8 +274,8 @@ def _refuse_stale(fences: dict[str, int], current: dict[str, int]) -> None:
     for table, token in fences.items():
         if current.get(table) != token:
             raise StaleOwner(
-                f"table {table}: this process's lease (token {token}) was taken over "
-                f"(token now {current.get(table)}); the write is refused"
+                f"table {table}: another process has taken it over (this process held lease token {token}); "
+                "this write is refused"
             )
 
 

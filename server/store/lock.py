@@ -24,6 +24,7 @@ from typing import Protocol
 import asyncpg
 from sqlalchemy.engine import make_url
 
+from server.startup import ELSEWHERE_DB, StartFault, cannot
 from server.store.session import postgresql_options
 
 __all__ = ["DatabaseBusy", "DatabaseLock", "hold"]
@@ -108,6 +109,7 @@ async def hold(url: str, *, shared: bool = False) -> DatabaseLock:
     together; a server on its own and such processes still keep each other out.
 
     :raises DatabaseBusy: naming the database, when another server holds it.
+    :raises StartFault: when a SQLite file (or its folder) can be neither made nor opened.
     """
     parsed = make_url(url)
     backend = parsed.get_backend_name()
@@ -131,11 +133,21 @@ async def hold(url: str, *, shared: bool = False) -> DatabaseLock:
 def _hold_file(database: Path) -> _FileLock:
     # flock on the database file itself: SQLite locks with fcntl, which flock does not meet on Linux,
     # and a file that is only readable (a read-only mount) can still be flocked.
-    database.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        database.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StartFault(cannot("make the database's folder", database.parent, exc, ELSEWHERE_DB)) from None
     try:
         fd = os.open(database, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError:
-        fd = os.open(database, os.O_RDONLY)
+    except OSError as exc:
+        if not database.exists():
+            raise StartFault(cannot("make the database", database, exc, ELSEWHERE_DB)) from None
+        if isinstance(exc, IsADirectoryError):
+            raise StartFault(cannot("open the database", database, exc, ELSEWHERE_DB)) from None
+        try:  # (then the server says it cannot write to it: server/cli/db.py)
+            fd = os.open(database, os.O_RDONLY)
+        except OSError as unread:
+            raise StartFault(cannot("open the database", database, unread, ELSEWHERE_DB, reading=True)) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

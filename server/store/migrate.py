@@ -17,6 +17,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 __all__ = [
@@ -73,8 +74,24 @@ async def upgrade(engine: AsyncEngine, target: str = "head") -> tuple[str | None
 
     :raises DatabaseTooNew: if the database is at a revision this code does not know.
     """
+    if target == "head" and await _at_head(engine):
+        head = head_revision()
+        return head, head
     async with _one_at_a_time(engine):
         return await _upgrade(engine, target)
+
+
+async def _at_head(engine: AsyncEngine) -> bool:
+    """Whether the database is at the code's newest revision already: one statement outside any
+    transaction (two round trips at most, where Alembic's own look and the lock it takes cost dozens:
+    each start pays for them, from as far away as the database is). False for an empty database,
+    and for any other revision (``_upgrade`` migrates it, or refuses it)."""
+    try:
+        async with engine.execution_options(isolation_level="AUTOCOMMIT").connect() as connection:
+            found = (await connection.execute(text("SELECT version_num FROM alembic_version"))).scalars().all()
+    except (ProgrammingError, OperationalError):  # (no such table: an empty database)
+        return False
+    return list(found) == [head_revision()]
 
 
 async def _upgrade(engine: AsyncEngine, target: str) -> tuple[str | None, str | None]:

@@ -16,6 +16,8 @@ from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.util import await_
 
+from server.startup import StartFault, cannot
+
 __all__ = [
     "CONNECT_TIMEOUT",
     "LOCK_TIMEOUT",
@@ -49,7 +51,10 @@ COMMAND_TIMEOUT = STATEMENT_TIMEOUT + 2  # the driver's own bound on an answer (
 
 
 def database_url(url: str | None = None, data_dir: Path | None = None) -> str:
-    """The database to use: ``url``, else ``$SPARROW_DB``, else ``sqlite`` in ``data_dir`` (./data)."""
+    """The database to use: ``url``, else ``$SPARROW_DB``, else ``sqlite`` in ``data_dir`` (./data).
+
+    :raises StartFault: when the data folder is wanted and cannot be made.
+    """
     chosen = url or os.environ.get("SPARROW_DB")
     if chosen:
         parsed = make_url(chosen)
@@ -59,7 +64,10 @@ def database_url(url: str | None = None, data_dir: Path | None = None) -> str:
             chosen = parsed.set(drivername="sqlite+aiosqlite").render_as_string(hide_password=False)
         return chosen
     folder = data_dir or Path(os.environ.get("SPARROW_DATA", DEFAULT_DATA_DIR))
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StartFault(cannot("make the data folder", folder, exc)) from None
     return f"sqlite+aiosqlite:///{(folder / 'sparrow.db').resolve()}"
 
 
@@ -82,11 +90,14 @@ def make_engine(url: str, **options: Any) -> AsyncEngine:
     if postgresql:
         extra["connect_args"] = postgresql_options()
         extra["pool_pre_ping"] = False  # `_ping` instead
+        # The connection handed back last is handed out first: it has rested least (no `_ping`) and
+        # has the statements just run prepared (a statement new to a connection costs a round trip
+        # more); those left at the bottom of the pool rest, and are pinged when next used.
+        extra["pool_use_lifo"] = True
     engine = create_async_engine(url, **{"pool_pre_ping": not url.startswith("sqlite"), **extra, **options})
     if engine.dialect.name == "sqlite":
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     elif postgresql and "pool_pre_ping" not in options:
-        event.listen(engine.sync_engine, "connect", _rested_since)
         event.listen(engine.sync_engine, "checkin", _rested_since)
         event.listen(engine.sync_engine, "checkout", _ping)
     return engine
@@ -113,9 +124,11 @@ def _ping(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
     answered then. If the database dropped it meanwhile (it restarted within the second, or
     someone ended its session), the statement fails as on a lost connection: the connection is
     dropped, a write is looked for and, not found, refused (`server/storage`) and made again as
-    any refused write is, and a read answers 503 once.
+    any refused write is, and a read answers 503 once. Nor is a new connection, which has not been
+    in the pool yet (it answered as it was made, with the engine's first look at the database too).
     """
-    if time.monotonic() - record.info.get("rested_since", -RESTED) < RESTED:
+    rested_since = record.info.get("rested_since")  # (the record's info goes with its connection)
+    if rested_since is None or time.monotonic() - rested_since < RESTED:
         return
     driver = dbapi_connection.driver_connection
     try:

@@ -55,7 +55,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from server import metrics
 from server.store.session import sqlite_file_url
 from server.store.writer_child import HEADER, Outcome, about_the_database, frame, gave_up
-from server.tables.journal import WriteOutcomeUnknown
+from server.tables.journal import WriteOutcomeUnknown, WriteRefused
 
 __all__ = ["BATCH_CAP", "GroupWriter", "OutcomeUnknown", "WriterError"]
 
@@ -277,7 +277,8 @@ class GroupWriter(Generic[T]):
                 for _, done in batch:
                     _fail(done, exc)
                 return False
-            _retrying(len(batch), repr(exc))
+            if not isinstance(exc, WriteRefused):  # (a refused write says why itself, once)
+                _retrying(len(batch), repr(exc))
             await self._one_by_one(batch)
             return False
         return True

@@ -5,8 +5,9 @@ and disconnects are messages handled one at a time. It never awaits a socket: it
 each connection's bounded queue. After every change it projects the state for each connection
 through the engine's one `view()` and sends the difference from what that connection last got.
 
-Two parts live in modules of their own and are inherited: the seats (server/tables/seating.py) and
-who is at the table (server/tables/presence.py); server/tables/parts.py declares what they share.
+Three parts live in modules of their own and are inherited: the seats (server/tables/seating.py),
+who is at the table (server/tables/presence.py), and its moving to another server process while it
+plays (server/tables/handover.py); server/tables/parts.py declares what they share.
 """
 
 from __future__ import annotations
@@ -30,12 +31,14 @@ from server.statediff import Memo, diff
 from server.tables.clock import Clock, Timer
 from server.tables.connection import Connection, compact, encode
 from server.tables.errors import TableError
+from server.tables.handover import Baton, Handover
 from server.tables.journal import (
     STAND_IN,
     Journal,
     Record,
     StoredTable,
     WriteOutcomeUnknown,
+    WriteRefused,
 )
 from server.tables.messages import (
     Act,
@@ -49,6 +52,7 @@ from server.tables.messages import (
     Deserted,
     Detach,
     GraceOver,
+    HandOver,
     Join,
     Leave,
     Message,
@@ -83,8 +87,9 @@ Bot = Callable[[Game, int], Action]
 _Asked = Join | Leave | AddBots | Remove | Start | Rematch | AdjournNow | PutAway | Attach  # requests answered
 
 
-class TableActor(Seating, Presence):
-    """One live table: its seats (`Seating`), game, timers and connections (`Presence`)."""
+class TableActor(Seating, Presence, Handover):
+    """One live table: its seats (`Seating`), game, timers and connections (`Presence`), which may move
+    to another server process (`Handover`)."""
 
     def __init__(
         self,
@@ -118,6 +123,7 @@ class TableActor(Seating, Presence):
         self._marker: object = None
         self._deadline_timer: Timer | None = None
         self._pause_timer: Timer | None = None
+        self._pause_at: float | None = None  # when the fair pause's timer fires
         self._bot_timers: dict[int, Timer] = {}
         self._grace_timers: dict[int, Timer] = {}
         self._task: asyncio.Task[None] | None = None
@@ -172,6 +178,18 @@ class TableActor(Seating, Presence):
             for s in actor.seats:
                 if s is not None and not s.bot:
                     s.away_since = actor.paused_since
+        return actor
+
+    @classmethod
+    def loaded(cls, stored: StoredTable, *, clock: Clock, journal: Journal, bot: Bot | None = None) -> TableActor:
+        """The table ``stored``, rebuilt to the exact action, its clocks not armed and its task not started:
+        it goes on where another server process hands it over (`Handover.go_on`).
+
+        :raises RulesError: if the stored log does not replay.
+        """
+        actor = cls(stored.id, stored.settings, clock=clock, journal=journal, seed=stored.seed, bot=bot)
+        actor.created = stored.created
+        actor._load(stored)
         return actor
 
     def _load(self, stored: StoredTable) -> None:
@@ -229,7 +247,7 @@ class TableActor(Seating, Presence):
                 await self._recover(msg)
             finally:
                 self.inbox.task_done()
-            stop = isinstance(msg, Stop)
+            stop = isinstance(msg, Stop | HandOver)
             del msg  # (or it is held until the next message comes: a closed socket's Connection, say)
             if stop:
                 return
@@ -263,6 +281,25 @@ class TableActor(Seating, Presence):
                     await self._task
         if self.status != "closed":  # never leave a socket open on a table that is gone
             self._close(code)
+
+    async def hand_over(self, *, wait: float = STOP_WAIT) -> tuple[Baton, list[Connection]] | None:
+        """Stop here once the inbox is handled, leaving the sockets open, for another server process to
+        go on (`handed_over`): the baton and the sockets; None when the table has stopped already, or
+        could not stop within ``wait`` seconds (it is then cancelled, and its sockets closed, 1012).
+        """
+        if self.status == "closed" or self._task is None or self._task.done():
+            return None
+        msg = HandOver()
+        self.post(msg)
+        try:
+            async with asyncio.timeout(wait):
+                answer = await asyncio.shield(msg.reply)
+        except TimeoutError:
+            log.error("table %s did not stop within %g s to move; it is cancelled", self.id, wait)
+            self.abandon(1012)
+            return None
+        assert isinstance(answer, tuple)
+        return answer
 
     def abandon(self, code: int) -> None:
         """Stop at once, handling and writing nothing more: another server process runs the table now
@@ -446,6 +483,8 @@ class TableActor(Seating, Presence):
             case Reload(attempt):
                 if self._unread:
                     await self._reload(attempt)
+            case HandOver(reply):
+                reply.set_result(self._hand_over())
             case Stop(code):
                 self._close(code)
             case _:
@@ -481,8 +520,10 @@ class TableActor(Seating, Presence):
             await write
         except WriteOutcomeUnknown:
             raise  # not "nothing changed": the table is rebuilt from what was stored (`_recover`)
-        except Exception:
-            if self.journal.trouble is None:
+        except Exception as exc:
+            if isinstance(exc, WriteRefused):  # the journal said why, in one line
+                log.debug("table %s could not write to storage: %s", self.id, exc)
+            elif self.journal.trouble is None:
                 log.exception("table %s could not write to storage", self.id)
             else:  # the journal said why when its writes began to fail: not again per table and try
                 log.debug("table %s could not write to storage: %s", self.id, self.journal.trouble)
@@ -714,7 +755,8 @@ class TableActor(Seating, Presence):
             # time, which is; a seat with nothing but pass loses nothing by passing.)
             people = [s for s in game.to_act() if not self._robot(s)]
             wait = timers.pause if people else min(timers.pause, timers.bot_delay)
-            self._pause_timer = self._post_at(self.clock.now() + wait, PauseOver(window))
+            self._pause_at = self.clock.now() + wait
+            self._pause_timer = self._post_at(self._pause_at, PauseOver(window))
 
     @staticmethod
     def _pausing(game: Game) -> bool:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from typing import Protocol
 
 import orjson
 
 from server import metrics
 
-__all__ = ["Connection", "compact", "encode"]
+__all__ = ["Connection", "Relay", "compact", "encode"]
 
 QUEUE_LIMIT = 256
 _ids = itertools.count(1)
@@ -35,6 +36,16 @@ def encode(tag: str, data: object) -> str:
     return compact({"t": tag, "d": data})
 
 
+class Relay(Protocol):
+    """Where a socket's messages go once its table has moved to another server process (server/cluster)."""
+
+    def forward(self, frame: str | bytes) -> None:
+        """Pass on one message the client sent (it was let through the socket's rate limit)."""
+
+    def leave(self, conn: Connection) -> None:
+        """The socket has closed."""
+
+
 class Connection:
     """A socket attached to a table, as a seat (0–3) or a spectator (``seat=None``)."""
 
@@ -51,6 +62,9 @@ class Connection:
         self.closed = False
         self.close_code: int | None = None
         self.close_reason = ""
+        # Set once the table has moved to another server process while the socket stays here: its
+        # messages no longer reach the table it attached to (server/cluster/handover.py).
+        self.relay: Relay | None = None
 
     def send(self, frame: str) -> bool:
         """Queue a frame; on overflow drop the connection (code 1013) and return False."""

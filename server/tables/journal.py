@@ -96,6 +96,12 @@ class WriteOutcomeUnknown(RuntimeError):
     """
 
 
+class WriteRefused(RuntimeError):
+    """A write the journal refused, having said why in one line of its own (a table another process
+    has taken over: server/store/journal.py): nothing was stored, and whoever made it logs no more.
+    """
+
+
 class Journal(Protocol):
     """Durable record of tables and their actions. Each call returns once the write is durable."""
 

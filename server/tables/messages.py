@@ -20,6 +20,7 @@ __all__ = [
     "Deadline",
     "Detach",
     "GraceOver",
+    "HandOver",
     "Join",
     "Leave",
     "Message",
@@ -231,6 +232,16 @@ class Reload:
 
 
 @dataclass(frozen=True, slots=True)
+class HandOver:
+    """The table moves to another server process (server/cluster/handover.py): once everything before
+    this in the inbox is handled (and stored), it stops here, writing nothing more and leaving its
+    sockets open, and answers with what its journal does not hold and its sockets
+    (`server.tables.handover.Handover._hand_over`)."""
+
+    reply: asyncio.Future[object] = field(default_factory=_future)
+
+
+@dataclass(frozen=True, slots=True)
 class Stop:
     """Close the table: cancel timers, close sockets with ``code``, end the task."""
 
@@ -259,6 +270,7 @@ Message = (
     | Deserted
     | Adjourn
     | Reload
+    | HandOver
     | Stop
 )
 

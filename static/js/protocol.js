@@ -1,7 +1,9 @@
 // The table socket's protocol (docs/protocol.md): message tags, close codes, the diff `patch`, and
 // `TableSocket`, a connection that says hello, rebuilds the state from a snapshot and numbered diffs,
 // asks for a resync on a gap, answers intents by id, pings, and reconnects with backoff, also when the
-// server stops answering (no pong, snapshot or answer to an intent within `ANSWER_WITHIN_MS`).
+// server stops answering (no pong, snapshot or answer to an intent within `ANSWER_WITHIN_MS`). Told to
+// `reconnect` (the server process it reached is stopping), it opens another socket first and lets the
+// old one go once the new one has its snapshot and the old one has answered what was sent on it.
 // Mirrors server/protocol.py (inbound) and server/tables/connection.py (outbound).
 
 /** Client → server tags. */
@@ -21,6 +23,7 @@ export const S = Object.freeze({
   REFUSED: "refused",
   PONG: "pong",
   TIMED_OUT: "timed_out",
+  RECONNECT: "reconnect",
 });
 
 /** Close codes the server uses. */
@@ -38,6 +41,9 @@ export const PING_EVERY_MS = 25_000;
 // whose far end stopped answering is open for nothing): the socket is dropped and opened again.
 export const ANSWER_WITHIN_MS = 6_000;
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 15000];
+// After a 1012 the table runs elsewhere, or will in a moment: the first try comes at once (spread over
+// this many ms, so that the pages of a stopped process do not all arrive in the same instant).
+const RESTART_SPREAD_MS = 250;
 
 /**
  * Apply one diff to a state document (docs/protocol.md §3); the input is not modified.
@@ -100,6 +106,9 @@ export class TableSocket {
     this.pingAt = null; // when the ping not yet answered was sent
     this.snapshotAt = null; // when the hello or resync whose snapshot has not come was sent
     this.watchTimer = null;
+    this.next = null; // the socket being opened to replace this one (`reconnect`)
+    this.old = null; // the socket it replaced, until it has answered what was sent on it
+    this.oldIds = new Set(); // the requests sent on `old` still unanswered
   }
 
   /** Open the socket (again). */
@@ -122,8 +131,51 @@ export class TableSocket {
       clearInterval(this.pingTimer);
       this.pingTimer = setInterval(() => this.ping(), PING_EVERY_MS);
     });
-    ws.addEventListener("message", (event) => this.receive(event.data));
+    ws.addEventListener("message", (event) => this.receive(event.data, ws));
     ws.addEventListener("close", (event) => this.closed(ws, event));
+  }
+
+  /** The server process this socket reached is stopping: open another socket (the address leads to
+   * another process) while this one keeps working, and switch once it has its snapshot (`adopt`). */
+  replace() {
+    if (this.stopped || this.next || !this.ws) return;
+    let ws;
+    try {
+      ws = new WebSocket(socketUrl(this.path));
+    } catch (err) {
+      return; // the server closes the old socket in time (1012): then the page reconnects as ever
+    }
+    this.next = ws;
+    ws.addEventListener("open", () => ws.send(JSON.stringify({ t: C.HELLO, d: { table: this.table, token: this.token } })));
+    ws.addEventListener("message", (event) => this.receive(event.data, ws));
+    ws.addEventListener("close", (event) => this.closed(ws, event));
+  }
+
+  /** The new socket has its snapshot: it is the socket from now on; the old one is closed once it has
+   * answered what was sent on it. */
+  adopt(ws) {
+    this.letOldGo();
+    this.old = this.ws;
+    this.oldIds = new Set(this.pending.keys());
+    this.ws = ws;
+    this.next = null;
+    this.awaitingSnapshot = true;
+    this.letOldGo(false);
+  }
+
+  /** Close the replaced socket once nothing sent on it waits for an answer (or now, with `now`). */
+  letOldGo(now = true) {
+    if (!this.old || (!now && this.oldIds.size)) return;
+    const old = this.old;
+    this.old = null;
+    for (const id of this.oldIds) {
+      this.pending.delete(id);
+      this.asked.delete(id);
+    }
+    this.oldIds.clear();
+    try {
+      old.close(1000);
+    } catch {}
   }
 
   /** Switch to another seat token (or none, to watch) and reconnect. */
@@ -138,6 +190,12 @@ export class TableSocket {
     this.stopped = true;
     clearTimeout(this.retryTimer);
     clearInterval(this.pingTimer);
+    this.letOldGo();
+    if (this.next) {
+      const next = this.next;
+      this.next = null;
+      next.close(1000);
+    }
     this.forget();
     if (this.ws) {
       const ws = this.ws;
@@ -224,7 +282,7 @@ export class TableSocket {
     if (this.send(C.RESYNC)) this.expect("snapshotAt");
   }
 
-  receive(raw) {
+  receive(raw, ws) {
     let frame;
     try {
       frame = JSON.parse(raw);
@@ -232,6 +290,15 @@ export class TableSocket {
       return;
     }
     const d = frame.d || {};
+    if (ws !== undefined && ws !== this.ws) {
+      if (ws === this.next && frame.t === S.SNAPSHOT) this.adopt(ws); // then read as this socket's
+      else {
+        // The socket being replaced answers what was sent on it; the new one says nothing before its
+        // snapshot but a refused hello (then it closes, and the old one goes on).
+        if (ws === this.old) this.oldAnswer(frame);
+        return;
+      }
+    }
     switch (frame.t) {
       case S.SNAPSHOT:
         this.snapshotAt = null;
@@ -261,7 +328,20 @@ export class TableSocket {
       case S.TIMED_OUT:
         if (this.cb.onTimedOut && d.action) this.cb.onTimedOut(d.action);
         break;
+      case S.RECONNECT:
+        this.replace();
+        break;
     }
+  }
+
+  /** A frame on the socket being replaced: only the answers to what was sent on it count. */
+  oldAnswer(frame) {
+    const d = frame.d || {};
+    const id = frame.t === S.DIFF ? d.ack : frame.t === S.ACK || frame.t === S.REFUSED ? d.id : undefined;
+    if (id === undefined || !this.oldIds.has(id)) return;
+    this.oldIds.delete(id);
+    this.answer(frame.t === S.DIFF ? { t: S.ACK, d: { id } } : frame);
+    this.letOldGo(false);
   }
 
   applyDiff(d) {
@@ -294,6 +374,8 @@ export class TableSocket {
   }
 
   closed(ws, event) {
+    if (ws === this.next) this.next = null; // (the old socket goes on; the server closes it in time)
+    if (ws === this.old) this.letOldGo(); // what it had not answered is not awaited any more
     if (ws !== this.ws) return; // an old socket we replaced
     this.ws = null;
     clearInterval(this.pingTimer);
@@ -308,12 +390,15 @@ export class TableSocket {
       this.status("closed", event.reason);
       return;
     }
-    this.retry();
+    this.retry(event.code === CLOSE.RESTART);
   }
 
-  retry() {
+  retry(restart = false) {
     const base = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
-    const delay = Math.round(base * (0.75 + Math.random() * 0.5));
+    const delay =
+      restart && this.attempt === 0
+        ? Math.round(Math.random() * RESTART_SPREAD_MS)
+        : Math.round(base * (0.75 + Math.random() * 0.5));
     this.attempt += 1;
     this.status("waiting", delay);
     this.retryTimer = setTimeout(() => this.connect(), delay);

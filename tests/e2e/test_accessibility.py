@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 from browserkit import LiveServer
+from historykit import build_club
 from pagekit import create_table, fill_with_bots_and_start
 from playwright.sync_api import Page, expect
-from test_history import build_club
 
 pytestmark = pytest.mark.e2e
 

@@ -1,20 +1,23 @@
 """static/js/protocol.js in the browser: its `patch` rebuilds exactly what the server's `diff` describes,
-a seq gap asks for a resync and waits for the snapshot, and a dropped socket reconnects by itself.
+a seq gap asks for a resync and waits for the snapshot, a dropped socket reconnects by itself (at once
+after a 1012), and a socket told to `reconnect` is replaced by another before it is let go.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
-from browserkit import LiveServer
+from browserkit import TIMEOUT_MS, LiveServer
 from pagekit import create_table, fill_with_bots_and_start
 from playwright.sync_api import expect
 
 from game import Game, Rules, apply, view
 from game.policy import choose
 from server.statediff import diff
+from server.tables.connection import encode
 
 pytestmark = pytest.mark.e2e
 
@@ -72,6 +75,64 @@ SILENT = """async (answered) => {
   const got = { statuses: [...statuses], closes: [...closes], replaced: socket.ws !== ws };
   socket.stop();
   return got;
+}"""
+
+
+MOVE = """async () => {
+  const { TableSocket } = await import("/static/js/protocol.js");
+  class Fake {  // a socket whose far end the test plays
+    constructor(url) {
+      Object.assign(this, { url, readyState: 1, sent: [], on: {}, closedWith: null });
+      made.push(this);
+    }
+    addEventListener(kind, f) { (this.on[kind] ||= []).push(f); }
+    send(text) { this.sent.push(JSON.parse(text)); }
+    close(code) { this.closedWith = code; }
+    emit(kind, event) { for (const f of this.on[kind] || []) f(event); }
+    frame(t, d) { this.emit("message", { data: JSON.stringify({ t, d }) }); }
+  }
+  Fake.OPEN = 1;
+  const made = [], answers = [], statuses = [];
+  const real = window.WebSocket;
+  window.WebSocket = Fake;
+  try {
+    const socket = new TableSocket({ path: "/ws", table: "t", token: "k", onState: () => {},
+      onStatus: (s) => statuses.push(s), onAnswer: (frame) => answers.push([frame.t, frame.d.id]) });
+    socket.connect();
+    const first = made[0];
+    first.emit("open");
+    first.frame("snapshot", { seq: 7, now: Date.now(), state: { n: 1, clock: { window: 3 } } });
+    const early = socket.act({ type: "pass" });  // on its way when the server says to move
+    first.frame("reconnect", {});
+    const second = made[1];
+    second.emit("open");
+    const hello = second.sent[0];
+    second.frame("snapshot", { seq: 1, now: Date.now(), state: { n: 2, clock: { window: 3 } } });
+    const late = socket.act({ type: "pass" });  // sent on the new socket
+    const firstOpenMeanwhile = first.closedWith === null;
+    first.frame("diff", { seq: 8, ops: { n: [9] }, ack: early });  // the old socket answers what it was sent
+    second.frame("ack", { id: late });
+    return { hello, firstOpenMeanwhile, firstClosed: first.closedWith, sentOnFirst: first.sent.map((f) => f.id),
+      sentOnSecond: second.sent.map((f) => f.t), answers, early, late, state: socket.state.n, statuses,
+      pending: socket.pending.size, sockets: made.length };
+  } finally {
+    window.WebSocket = real;
+  }
+}"""
+
+RESTART = """async () => {
+  const { TableSocket } = await import("/static/js/protocol.js");
+  const waits = [];
+  const socket = new TableSocket({ path: "/ws", table: "t", token: null, onState: () => {},
+    onStatus: (s, detail) => { if (s === "waiting") waits.push(detail); } });
+  for (const code of [1012, 1001]) {
+    const ws = { close: () => {} };
+    socket.ws = ws;
+    socket.attempt = 0;
+    socket.closed(ws, { code, reason: "" });
+    clearTimeout(socket.retryTimer);
+  }
+  return waits;
 }"""
 
 
@@ -154,3 +215,53 @@ def test_a_server_that_stops_answering_is_left_and_the_socket_opened_again(
         assert got == {"statuses": ["open"], "closes": [], "replaced": False}
     else:  # no pong and no answer to the intent in time: dropped (4000), and opened again after a backoff
         assert got["statuses"] == ["open", "waiting", "reconnect"] and got["closes"] == [4000], got
+
+
+def test_a_socket_told_to_reconnect_is_replaced_before_it_is_let_go(live: LiveServer, new_page: Any) -> None:
+    page = new_page()
+    page.goto(live.url + "/")
+    got = page.evaluate(MOVE)
+    assert got["hello"] == {"t": "hello", "d": {"table": "t", "token": "k"}}
+    assert got["firstOpenMeanwhile"] and got["firstClosed"] == 1000  # once it had answered the intent sent on it
+    assert got["sentOnFirst"] == [None, got["early"]] and got["sentOnSecond"] == ["hello", "act"]
+    assert got["answers"] == [["ack", got["early"]], ["ack", got["late"]]] and got["pending"] == 0
+    assert got["state"] == 2 and got["sockets"] == 2
+    assert "waiting" not in got["statuses"]  # never shown as reconnecting
+
+
+def test_after_a_1012_the_page_tries_again_at_once(live: LiveServer, new_page: Any) -> None:
+    page = new_page()
+    page.goto(live.url + "/")
+    restart, other = page.evaluate(RESTART)
+    assert restart <= 250 and other >= 375  # (the usual backoff's first wait: 500 ms ± 25%)
+
+
+def test_a_page_told_to_reconnect_moves_its_socket_and_never_shows_reconnecting(
+    live: LiveServer, new_page: Any
+) -> None:
+    page = new_page()
+    table_id = create_table(page, live.url, "Ann", bot_delay=0.05)
+    fill_with_bots_and_start(page)
+    expect(page.locator("#conn")).to_have_text("Connected")
+    before = live.call(lambda: list(live.lobby.get(table_id).connections))
+    assert len(before) == 1
+    page.evaluate(
+        "() => { window.statuses = []; new MutationObserver(() => window.statuses.push("
+        "document.querySelector('#conn').textContent)).observe(document.querySelector('#conn'), "
+        "{ childList: true, characterData: true, subtree: true }); }"
+    )
+
+    live.call(lambda: before[0].send(encode("reconnect", {})))
+
+    def moved() -> bool:
+        now = live.lobby.get(table_id).connections
+        return len(now) == 1 and before[0] not in now and before[0].closed
+
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while not live.call(moved):
+        assert time.monotonic() < deadline, "the page did not move its socket"
+        time.sleep(0.05)  # (the server's loop runs in another thread: nothing here to await)
+    assert before[0].close_code == 1001  # closed by the page (the server's side says "going away")
+    expect(page.locator("#conn")).to_have_text("Connected")
+    assert not [s for s in page.evaluate("() => window.statuses") if "Reconnecting" in s]
+    expect(page.locator("#hand [data-tile]")).to_have_count(14)

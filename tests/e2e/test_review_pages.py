@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 from browserkit import LiveServer
+from historykit import api, served_club
 from pagekit import small_targets
 from playwright.sync_api import Page, expect
-from test_history import build_club
 
 pytestmark = pytest.mark.e2e
 
@@ -25,16 +25,7 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture(scope="module")
 def club(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, dict[str, str]]]:
     """The live server on a database with a finished and a running game; their ids."""
-    url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('club') / 'club.db'}"
-    ids = build_club(url)
-    with LiveServer(db=url) as server:
-        yield server, ids
-
-
-def api(page: Page, url: str) -> Any:
-    response = page.request.get(url)
-    assert response.ok, f"{url}: {response.status}"
-    return response.json()
+    yield from served_club(tmp_path_factory)
 
 
 # Tile notation as a reader would meet it: suit tiles ("7c", "33489c") and honours ("E", "RR").

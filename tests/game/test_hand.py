@@ -16,15 +16,18 @@ from hypothesis import strategies as st
 from game.hand import (
     Decomposition,
     TileSet,
+    any_form_shanten,
     counts_of,
     decompositions,
     is_thirteen_orphans,
     is_win,
     orphans_shanten,
+    seven_pairs_shanten,
     shanten,
     standard_shanten,
     waits,
 )
+from game.hand_tables import COMMON_TILES, special_counts, tables
 from game.notation import format_tiles
 from game.suit_tables import component_distances
 from game.tiles import Tile
@@ -388,3 +391,145 @@ def test_standard_shanten_agrees_with_mahjong_package() -> None:
     for i in range(1500):
         counts = _vector(rng.sample(wall, 13 + i % 2))
         assert standard_shanten(counts) == calculate(counts)
+
+
+# -- the fast paths against simple references ---------------------------------------------------
+
+
+def _reference_sets(counts: list[int]) -> bool:
+    """Whether ``counts`` is sets alone: the lowest kind held starts a pung or a chow (plain recursion)."""
+    k = next((k for k in range(34) if counts[k]), None)
+    if k is None:
+        return True
+    if counts[k] >= 3:
+        counts[k] -= 3
+        found = _reference_sets(counts)
+        counts[k] += 3
+        if found:
+            return True
+    if k < 27 and k % 9 <= 6 and counts[k + 1] and counts[k + 2]:
+        for i in (k, k + 1, k + 2):
+            counts[i] -= 1
+        found = _reference_sets(counts)
+        for i in (k, k + 1, k + 2):
+            counts[i] += 1
+        return found
+    return False
+
+
+def _reference_is_win(counts: list[int]) -> bool:
+    """Sets plus one pair, or Thirteen Orphans: by recursion, with no tables."""
+    if sum(counts) % 3 == 2:
+        for pair in range(34):
+            if counts[pair] >= 2:
+                rest = list(counts)
+                rest[pair] -= 2
+                if _reference_sets(rest):
+                    return True
+    majors = [0, 8, 9, 17, 18, 26, *range(27, 34)]
+    return sum(counts) == 14 and all(counts[k] for k in majors) and sum(counts[k] for k in majors) == 14
+
+
+@st.composite
+def one_suit_hands(draw: st.DrawFn) -> list[int]:
+    """Up to 14 tiles of one suit or of the honours: components past the common tables' 8 tiles."""
+    kinds = draw(st.sampled_from([range(0, 9), range(9, 18), range(18, 27), range(27, 34)]))
+    size = draw(st.sampled_from(_SIZES))
+    picks = draw(st.lists(st.integers(0, 4 * len(kinds) - 1), min_size=size, max_size=size, unique=True))
+    return _vector([kinds[0] + p // 4 for p in picks])
+
+
+@st.composite
+def orphans_hands(draw: st.DrawFn) -> list[int]:
+    """Thirteen Orphans, or a near miss: the 13 majors and one more tile, one of them maybe swapped."""
+    majors = [0, 8, 9, 17, 18, 26, *range(27, 34)]
+    counts = _vector([*majors, draw(st.sampled_from(majors + [4, 13]))])
+    if draw(st.booleans()):
+        counts[draw(st.sampled_from(majors))] -= 1
+        counts[draw(st.sampled_from([k for k in range(34) if counts[k] < 4]))] += 1
+    return counts
+
+
+every_hand = st.one_of(random_hands(), near_complete_hands(), one_suit_hands(), orphans_hands())
+
+
+@PROPERTY
+@given(every_hand)
+def test_win_check_agrees_with_plain_recursion(counts: list[int]) -> None:
+    expected = _reference_is_win(counts)
+    assert is_win(counts) == expected
+    assert is_win(tuple(counts)) == is_win(counts + [0] * 8) == is_win(np.array(counts)) == expected
+
+
+@PROPERTY
+@given(every_hand)
+def test_shanten_kernels_agree_with_their_parts(counts: list[int]) -> None:
+    """The table paths (common vectors, then every vector) against the plain functions of each form."""
+    n = sum(counts)
+    standard = standard_shanten(counts)
+    assert standard_shanten(tuple(counts)) == standard_shanten(counts + [0] * 8) == standard
+    assert standard_shanten(np.array(counts)) == standard
+    if n in (13, 14):
+        assert shanten(counts) == min(standard, orphans_shanten(counts))
+        assert any_form_shanten(counts) == min(standard, orphans_shanten(counts), seven_pairs_shanten(counts))
+    else:
+        assert shanten(counts) == any_form_shanten(counts) == standard
+    assert (standard == -1) == (n % 3 == 2 and _reference_sets_and_pair(counts))
+
+
+def _reference_sets_and_pair(counts: list[int]) -> bool:
+    return any(
+        counts[pair] >= 2 and _reference_sets([c - 2 * (k == pair) for k, c in enumerate(counts)]) for pair in range(34)
+    )
+
+
+def test_seven_pairs_shanten_counts_four_alike_as_one_pair() -> None:
+    assert seven_pairs_shanten(counts_of("11b 44b 77b 22c 55c 88c EE")) == -1
+    assert seven_pairs_shanten(counts_of("1111b 44b 77b 22c 55c 88c")) == 1  # a 7th kind is needed
+    with pytest.raises(ValueError, match="13 or 14"):
+        seven_pairs_shanten(counts_of("11b 44b"))
+
+
+def test_any_form_shanten_agrees_with_xiangting_package() -> None:
+    """``xiangting`` counts the same three forms (its replacement number is shanten + 1)."""
+    xiangting = pytest.importorskip("xiangting")
+    rng = random.Random(41)
+    wall = [k for k in range(34) for _ in range(4)]
+    for i in range(1500):
+        counts = _vector(rng.sample(wall, 13 + i % 2) if i % 3 else rng.sample(wall[:40], 13 + i % 2))
+        expected = xiangting.calculate_replacement_number(counts, xiangting.PlayerCount.FOUR) - 1
+        assert any_form_shanten(counts) == expected, format_tiles(
+            [Tile(k) for k in range(34) for _ in range(counts[k])]
+        )
+
+
+def test_common_tables_agree_with_every_vector_and_its_counts() -> None:
+    """Every vector of the small first-looked-up dicts: its class as in the dict of every vector, and
+    its special counts as counted directly."""
+    t = tables()
+    for common, full, majors in ((t.suit_common, t.suit_class, (0, 8)), (t.honour_common, t.honour_class, range(7))):
+        assert len(common) == sum(1 for key in full if sum(key) <= COMMON_TILES)
+        classes = t.suit_common_class if common is t.suit_common else t.honour_common_class
+        assert classes.keys() == common.keys()
+        for key, (kind, special) in common.items():
+            assert kind == full[key] == classes[key]
+            held = list(key)
+            fields = (
+                sum(held),
+                sum(1 for c in held if c >= 2),
+                sum(1 for c in held if c),
+                sum(held),
+                sum(1 for i in majors if held[i]),
+                sum(1 for i in majors if held[i] >= 2),
+            )
+            assert special == sum(value << shift for value, shift in zip(fields, (0, 6, 9, 13, 19, 23), strict=True))
+            assert special == special_counts(key, tuple(majors))
+
+
+def test_composed_standard_table_agrees_with_its_parts() -> None:
+    t = tables()
+    rng = random.Random(8)
+    suits, honours = len(t.suit_rows), len(t.honour_rows)
+    for _ in range(20_000):
+        a, b, c, h = rng.randrange(suits), rng.randrange(suits), rng.randrange(suits), rng.randrange(honours)
+        assert t.standard[a][b][c][h] == t.shanten[t.three_suits[t.two_suits[a][b]][c]][h]

@@ -15,8 +15,10 @@ pytest.importorskip("pettingzoo", reason="the `rl` extra is not installed: pip i
 from pettingzoo.test import api_test  # noqa: E402
 
 from game import GamePhase, IllegalActionError, Rules  # noqa: E402
+from game.actions import Action, ActionType  # noqa: E402
 from game.hand import shanten  # noqa: E402
-from game.rl import ACTIONS, NUM_ACTIONS, action_index, env, raw_env  # noqa: E402
+from game.rl import ACTIONS, LAYOUT, NUM_ACTIONS, OBSERVATION_SIZE, action_index, env, raw_env  # noqa: E402
+from game.seatview import SeatView  # noqa: E402
 from game.tiles import NUM_PLAYING_KINDS, Tile  # noqa: E402
 from game.wall import Wall  # noqa: E402
 
@@ -205,3 +207,72 @@ def test_import_game_needs_no_pettingzoo():
         "assert 'game.rl' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _reference_observation(seen):
+    """The observation as LAYOUT describes it, written plainly part by part (no byte tricks)."""
+    me = seen.seat
+    parts = {name: np.zeros(length, dtype=np.float32) for name, length, _ in LAYOUT}
+
+    def block(seat, size=NUM_PLAYING_KINDS):
+        return slice((seat - me) % 4 * size, ((seat - me) % 4 + 1) * size)
+
+    parts["hand"][:] = seen.hand
+    if seen.drawn is not None:
+        parts["drawn"][seen.drawn] = 1
+    for seat in range(4):
+        for meld in seen.melds[seat]:
+            for t in meld.tiles:
+                parts["melds"][block(seat)][t] += 1
+        for t in seen.bonus[seat]:
+            parts["bonus"][block(seat, 8)][t - NUM_PLAYING_KINDS] = 1
+        parts["concealed_counts"][(seat - me) % 4] = seen.tile_counts[seat]
+    for d in seen.discards:
+        parts["discards"][block(d.seat)][d.tile] += 1
+    parts["unseen"][:] = seen.unseen
+    winds = [Tile.EAST, Tile.SOUTH, Tile.WEST, Tile.NORTH]
+    parts["seat_wind"][winds.index(seen.winds[me])] = 1
+    parts["round_wind"][winds.index(seen.round_wind)] = 1
+    parts["dealer"][(seen.dealer - me) % 4] = 1
+    parts["wall"][:] = (seen.wall_live, seen.wall_dead)
+    if seen.turn is not None:
+        parts["phase"][["turn", "claim", "rob"].index(seen.turn)] = 1
+    if seen.offered is not None:
+        parts["offered"][seen.offered] = 1
+    if seen.offered_by is not None:
+        parts["offered_by"][(seen.offered_by - me) % 4] = 1
+    return np.concatenate([parts[name] for name, _, _ in LAYOUT])
+
+
+def test_observation_is_the_layout_of_the_seat_view_and_the_mask_its_legal_actions():
+    e = raw_env(hands=2)
+    rng = random.Random(12)
+    checked = 0
+    for seed in range(4):
+        e.reset(seed=seed)
+        while e.agents and not e.terminations[e.agent_selection]:
+            for agent in e.possible_agents:  # every seat, not only the one to act
+                seat = e.agent_name_mapping[agent]
+                seen = SeatView.of(e.game, seat)
+                obs = e.observe(agent)
+                assert obs["observation"].dtype == np.float32 and obs["observation"].shape == (OBSERVATION_SIZE,)
+                np.testing.assert_array_equal(obs["observation"], _reference_observation(seen))
+                legal = {action_index(a) for a in seen.legal} - {action_index(Action(ActionType.READY))}
+                assert set(np.flatnonzero(obs["action_mask"])) == legal
+                checked += 1
+            e.step(int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"]))))
+    assert checked > 1000
+
+
+def test_last_needs_a_reset_and_answers_as_the_environment_itself():
+    e = env()
+    with pytest.raises(AttributeError, match="before reset"):
+        e.last()
+    e.reset(seed=6)
+    for _ in range(30):
+        obs, reward, terminated, truncated, info = e.last()
+        raw = e.unwrapped.last()
+        np.testing.assert_array_equal(obs["observation"], raw[0]["observation"])
+        np.testing.assert_array_equal(obs["action_mask"], raw[0]["action_mask"])
+        assert (reward, terminated, truncated, info) == raw[1:]
+        e.step(int(np.flatnonzero(obs["action_mask"])[-1]))

@@ -40,7 +40,7 @@ def example() -> ModuleType:
 def test_a_tiny_run_saves_weights_and_reports_both_matches(tmp_path: Path) -> None:
     out = tmp_path / "agent.npz"
     run = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--updates", "8", "--hands", "8", "--seed", "5", "--out", str(out)],
+        [sys.executable, str(EXAMPLE), "--updates", "8", "--walls", "2", "--seed", "5", "--out", str(out)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -51,12 +51,12 @@ def test_a_tiny_run_saves_weights_and_reports_both_matches(tmp_path: Path) -> No
     assert np.any(weights != 0)  # training moved the policy away from its uniform start
     assert "trained 8 updates, 32 hands" in run.stdout
     for opponent in ("random", "greedy"):
-        header = f"arena  trained,{opponent},trained,{opponent}: 8 hands (2 walls x 4 rotations)"
+        header = f"arena  trained,{opponent},trained,{opponent}: 4 games (2 walls x 2 seatings)"
         assert header in run.stdout
         table = run.stdout.split(header, 1)[1].splitlines()
         rows = {line.split()[0]: line.split() for line in table[2:4]}
         assert set(rows) == {"trained", opponent}
-        assert rows["trained"][1] == rows[opponent][1] == "16"  # each sat in half of the 8 hands' 32 seats
+        assert rows["trained"][1] == rows[opponent][1] == "8"  # each sat in half of the 4 games' 16 seats
         assert float(rows["trained"][6]) == -float(rows[opponent][6])  # one seat's gain is another's loss
 
 
@@ -91,6 +91,6 @@ def test_the_trained_bot_only_ever_picks_legal_actions(example: ModuleType) -> N
 def test_the_arena_name_is_registered_only_while_it_plays(example: ModuleType) -> None:
     weights = np.zeros((NUM_ACTIONS, example.FEATURES))
     with example.registered("trained", weights):
-        tally = example.arena(("trained", "greedy", "trained", "greedy"), 4, "reg")
+        tally = example.arena(("trained", "greedy", "trained", "greedy"), 1, "reg")
     assert "trained" not in BOTS
     assert {f.bot for f in tally.figures()} == {"trained", "greedy"}

@@ -62,7 +62,7 @@ class ServerProcess:
 
     async def start(self, *extra: str) -> None:
         """Start the process (with ``extra`` arguments) and wait until it serves."""
-        self.spawn(*extra)
+        await asyncio.to_thread(self.spawn, *extra)  # (forking a big process holds the caller: not its loop)
         assert self.proc is not None
         deadline = time.monotonic() + STARTS_WITHIN
         async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT) as http:

@@ -229,15 +229,17 @@ async def test_a_member_who_joins_while_the_club_is_read_again_stays_logged_in(
             link = await club.first_admin_link()
             assert link is not None and club.store is not None
             read, go = asyncio.Event(), asyncio.Event()
-            members = club.store.members
+            snapshot = club.store.snapshot
 
-            async def read_slowly() -> list[Member]:
-                found = await members()
+            async def read_slowly(
+                keys: tuple[str, ...],
+            ) -> tuple[dict[str, int | None], list[Member], dict[str, dict[str, Any]]]:
+                found = await snapshot(keys)  # (the members, the names and the settings)
                 read.set()
                 await go.wait()
                 return found
 
-            monkeypatch.setattr(club.store, "members", read_slowly)
+            monkeypatch.setattr(club.store, "snapshot", read_slowly)
             reloading = asyncio.get_running_loop().create_task(club.reload())
             await asyncio.wait_for(read.wait(), DEADLINE)  # it has read the members: nobody yet
             ann = await club.accept(link.rsplit("/", 1)[1], "Ann", PASSWORD)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import logging
 import os
 import signal
 import subprocess
@@ -24,12 +25,14 @@ from dbkit import REDIS, discard_record, fresh_database, journal_on, redis_or_sk
 from livekit import TIMEOUT, LiveClient, hurried_move, within
 from processkit import SPARROW, ServerProcess, free_port
 from sqlalchemy import text
+from tablekit import Kit
 from websockets.asyncio.client import connect
 from websockets.exceptions import WebSocketException
 
 from server.cluster.leases import TTL, Leases
 from server.store.journal import StaleOwner
 from server.store.session import make_engine
+from server.tables.errors import TableError
 from server.tables.journal import StoredTable
 from server.tables.settings import TableSettings
 
@@ -63,7 +66,7 @@ async def test_several_processes_are_refused_without_postgresql_and_redis(
 
 # ------------------------------------------------------------------------------------ fencing
 async def test_a_write_from_a_process_that_lost_the_table_is_refused_and_the_rest_of_its_batch_lands(
-    tmp_path: Path,
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     async with journal_on("postgresql", tmp_path) as (old, engine):
         settings = TableSettings.from_json({"name": "fenced"})
@@ -88,16 +91,61 @@ async def test_a_write_from_a_process_that_lost_the_table_is_refused_and_the_res
         old.on_stale = stale.append
 
         # One batch: the stale write fails alone; the other table's write, still held, lands.
-        results = await asyncio.gather(
-            old.record(discard_record(first.id, 2)), old.record(discard_record(second.id, 1)), return_exceptions=True
-        )
+        with caplog.at_level(logging.INFO):
+            results = await asyncio.gather(
+                old.record(discard_record(first.id, 2)),
+                old.record(discard_record(second.id, 1)),
+                return_exceptions=True,
+            )
         assert isinstance(results[0], StaleOwner) and results[1] is None
         assert stale == [first.id]
+        # said in one warning line, without a traceback (nor a line about the batch it was in)
+        assert [(r.levelname, r.getMessage()) for r in caplog.records] == [("WARNING", _refused(first.id, 1))]
+        assert not any(r.exc_info for r in caplog.records)
         await new.record(discard_record(first.id, 2))  # the new owner goes on from the last action
         async with engine.connect() as connection:
             rows = (await connection.execute(text("SELECT game_id, seq FROM actions ORDER BY game_id, seq"))).all()
         assert [tuple(r) for r in rows] == [(first.id, 1), (first.id, 2), (second.id, 1)]
         await new.close()
+
+
+async def test_a_table_whose_process_lost_it_logs_one_line_per_refused_write_and_no_traceback(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with journal_on("postgresql", tmp_path) as (journal, engine):
+        kit = Kit(journal)
+        actor, clients = await kit.table(humans=4)  # (nothing moves but what they do)
+        leases_old, leases_new = Leases(engine, "old"), Leases(engine, "new")
+        journal.tokens[actor.id] = await leases_old.take(actor.id)
+        # The process hangs; its lease runs out (let go here), and another process takes the table over.
+        await leases_old.release([actor.id])
+        assert await leases_new.take(actor.id) == 2
+        mover = next(c for c in clients if c.legal)
+        with caplog.at_level(logging.DEBUG):
+            caplog.clear()
+            move = mover.act(mover.legal[0])
+            await kit.settle(actor)
+            said = clients[0].chat("still there?")
+            await kit.settle(actor)
+            mover.pump()
+            clients[0].pump()
+            with pytest.raises(TableError) as closing:  # an admin closes it: the table is elsewhere now
+                await kit.lobby.close_table(actor.id)
+        # Each refused write is refused to its maker (nothing changed, as far as this process goes) …
+        assert mover.answers[move]["d"]["reason"] == "server/storage"
+        assert clients[0].answers[said]["d"]["reason"] == "server/storage"
+        assert closing.value.reason == "table/moving"  # (the admin's page asks again, reaching the new owner)
+        # … and said in one warning line each: which table, the token this process held, who has it now.
+        warned = [(r.levelname, r.getMessage()) for r in caplog.records if r.levelno >= logging.WARNING]
+        assert warned == [("WARNING", _refused(actor.id, 1))] * 3
+        assert not [r for r in caplog.records if r.exc_info], "a traceback for a refused write"
+        await kit.lobby.close()
+
+
+def _refused(table: str, held: int) -> str:
+    """The line a process logs for a write refused as another process's table's."""
+    held_by = f"this process held lease token {held}"
+    return f"table {table}: another process has taken it over ({held_by}); this write is refused"
 
 
 # ----------------------------------------------------------------------------- live processes
@@ -111,6 +159,7 @@ class _Player:
     acked: int = 0  # actions the server acknowledged
     unanswered: int = 0  # actions whose answer never came (the socket closed first): stored or not
     acked_at: list[float] = field(default_factory=list)
+    answered_in: list[float] = field(default_factory=list)  # seconds from each acknowledged move to its ack
     connections: int = 0
     dropped: int = 0  # times its socket was refused or closed under it
     stop: bool = False
@@ -155,6 +204,7 @@ class _Player:
                 mark = client.mark()
                 await client.wait_for(lambda m=mark: client.mark() > m or self.stop, "a frame", timeout=30)
                 continue
+            sent = time.monotonic()
             try:
                 answer = await client.act(move, timeout=self.answer_within)
             except AssertionError:
@@ -163,6 +213,7 @@ class _Player:
             if answer["t"] == "ack":
                 self.acked += 1
                 self.acked_at.append(time.monotonic())
+                self.answered_in.append(self.acked_at[-1] - sent)
             else:
                 await asyncio.sleep(0.05)  # refused (rate, a stale window): look again at the next frame
 
