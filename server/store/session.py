@@ -21,6 +21,8 @@ from server.startup import StartFault, cannot
 __all__ = [
     "CONNECT_TIMEOUT",
     "LOCK_TIMEOUT",
+    "PING_TIMEOUT",
+    "RESTED",
     "database_url",
     "make_engine",
     "make_sessions",
@@ -43,6 +45,8 @@ IDLE_IN_TRANSACTION_TIMEOUT = 5.0  # a session idle inside a transaction this lo
 #   process has been stuck a whole lease (its leases are gone anyway)
 KEEPALIVE = (5, 2, 3)  # TCP keepalives (idle s, interval s, probes): a vanished peer is noticed in ~11 s
 CONNECT_TIMEOUT = 5.0  # opening a connection
+PING_TIMEOUT = 2.0  # the ping of a connection that rested in the pool (`_ping`): one silent this long is
+#   dropped for a new one (its packets are held, or the network forgot it), not waited on for a statement's bound
 COMMAND_TIMEOUT = STATEMENT_TIMEOUT + 2  # the driver's own bound on an answer (a server that vanished)
 
 
@@ -110,8 +114,10 @@ def _ping(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
     """A pooled PostgreSQL connection is alive: one round trip, ``SELECT 1`` sent as text (no
     prepared statement, no transaction). SQLAlchemy's own ping through asyncpg opens a transaction
     around a prepared ``;`` and rolls it back, three round trips, which every journal write paid
-    for at checkout (docs/benchmarks.md, "A distant database"). A connection that fails it is
-    dropped, and the pool hands out a new one (`DisconnectionError`).
+    for at checkout (docs/benchmarks.md, "A distant database"). A connection that fails it, or
+    does not answer it within `PING_TIMEOUT` (its packets held, or the network forgot it: nothing
+    would ever come back, and the statement's own bound is 12 s), is dropped, and the pool hands
+    out a new one (`DisconnectionError`).
 
     A connection back in the pool less than `RESTED` seconds ago (the journal's writer hands its
     connection back whenever no write waits, and takes it again at the next) is not pinged: it
@@ -124,9 +130,11 @@ def _ping(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
     rested_since = record.info.get("rested_since")  # (the record's info goes with its connection)
     if rested_since is None or time.monotonic() - rested_since < RESTED:
         return
+    driver = dbapi_connection.driver_connection
     try:
-        await_(dbapi_connection.driver_connection.execute("SELECT 1"))
+        await_(driver.execute("SELECT 1", timeout=PING_TIMEOUT))
     except Exception as exc:
+        driver.terminate()  # (at once: the pool would first wait 2 s for a goodbye that cannot come)
         raise DisconnectionError(f"a pooled connection is gone ({type(exc).__name__}: {exc})") from exc
 
 

@@ -17,12 +17,15 @@ import pytest
 from dbkit import fresh_database
 from livekit import TIMEOUT, within
 from processkit import served
+from proxykit import TcpProxy
 from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
 from test_cluster import TIMERS, _human_actions, _Player, _stop, _wait
 from test_cluster_faults import OUTAGE, _gapless, _outage_survived, _tables_on
+from test_round_trips import _through
 
 from server.store.lock import _AdvisoryLock, hold
-from server.store.session import LOCK_TIMEOUT, make_engine
+from server.store.session import CONNECT_TIMEOUT, LOCK_TIMEOUT, PING_TIMEOUT, RESTED, make_engine
 
 pytestmark = pytest.mark.asyncio
 
@@ -122,4 +125,44 @@ async def test_after_the_database_was_out_of_reach_every_table_plays_again(tmp_p
     print(
         f"\none process, the database out of reach {OUTAGE:g} s: every table played again within "
         f"{took:.1f} s of its return"
+    )
+
+
+async def test_a_pooled_connection_the_network_holds_or_forgot_costs_a_query_seconds_not_the_statement_bound(
+    tmp_path: Path,
+) -> None:
+    # A connection resting in the pool whose packets are held (a partition), or that the network forgot
+    # (a NAT that lost its state: silent for good, never closed), is found out by its ping's own
+    # bound, not by the statement's (`COMMAND_TIMEOUT`, 12 s): held, a query is refused as soon as a
+    # new connection cannot be made either; forgotten, it is answered on a new one.
+    async with fresh_database("postgresql", tmp_path) as url, TcpProxy("127.0.0.1", 5432) as proxy:
+        engine = make_engine(_through(url, proxy))
+
+        async def query() -> float:
+            started = time.monotonic()
+            async with engine.connect() as connection:
+                assert (await connection.execute(text("SELECT 1"))).scalar() == 1
+            return time.monotonic() - started
+
+        try:
+            await query()  # a connection in the pool ...
+            await asyncio.sleep(RESTED + 0.2)  # ... that has rested: it is pinged as it leaves
+            proxy.black_hole()
+            started = time.monotonic()
+            with pytest.raises((DBAPIError, OSError, TimeoutError)):
+                await query()
+            refused = time.monotonic() - started
+            proxy.mend()
+            await query()
+            await asyncio.sleep(RESTED + 0.2)
+            proxy.black_hole()
+            proxy.mend(forget=True)
+            answered = await query()
+        finally:
+            await engine.dispose()
+    assert refused < within(PING_TIMEOUT + CONNECT_TIMEOUT + 1), refused
+    assert answered < within(PING_TIMEOUT + 1), answered
+    print(
+        f"\na pooled connection held by the network: a query refused after {refused:.1f} s; "
+        f"one the network forgot: a query answered on a new connection after {answered:.1f} s"
     )
