@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from browserkit import LiveServer
+from historykit import _settle, _table, api
 from playwright.sync_api import expect
-from test_history import _settle, _table, api
 
 from game.rulesets import RULESETS, differences
 from server.lobby import Lobby
