@@ -18,8 +18,9 @@ and takeovers, and gives each table it runs to the live process running fewest, 
    from then on (``moved``): no socket closed, no message was refused or lost, and the table paused for
    the time of one database statement and two messages across Redis.
 
-A table that the other process does not read in time (`HAND_WAIT`) stops here as on a restart
-(its sockets close with 1012, its lease goes and another process takes it over); one whose move fails
+A table that no other process reads in time (a process that says it cannot, or does not answer
+within `HAND_WAIT`, is passed over for the next; all of them have `PREPARE_WITHIN`) stops here as on
+a restart (its sockets close with 1012, its lease goes and another process takes it over); one whose move fails
 after it stopped here closes its sockets with 1012, and its lease runs out, as after a crash. Once its
 tables are gone, every page whose
 socket this process holds is told to open another (``reconnect``: it reaches another process) and
@@ -118,11 +119,16 @@ class Handovers:
         slots = asyncio.Semaphore(AT_ONCE)
         deadline = time.monotonic() + PREPARE_WITHIN  # (a process with thousands of tables stops in time)
 
-        async def prepare(actor: TableActor, peer: str) -> int | None:
+        async def prepare(actor: TableActor, peer: str) -> tuple[str, int | None]:
+            """The process that read ``actor`` (``peer``, or another if it cannot), and what it read."""
             async with slots:
-                if time.monotonic() > deadline:
-                    return None
-                return await self._prepare(actor.id, peer)
+                for other in dict.fromkeys([peer, *sorted(peers, key=lambda p: (peers[p], p))]):
+                    if time.monotonic() > deadline:
+                        break
+                    version = await self._prepare(actor.id, other)
+                    if version is not None:
+                        return other, version
+                return peer, None
 
         async def hand(actor: TableActor, peer: str, version: int | None) -> bool:
             async with slots:
@@ -130,8 +136,8 @@ class Handovers:
 
         # Every table is read by its next process first, then each stops here and goes on there: a
         # table stops only for its own move, never while another is read.
-        versions = await asyncio.gather(*(prepare(actor, peer) for actor, peer in plan))
-        done = await asyncio.gather(*(hand(a, p, v) for (a, p), v in zip(plan, versions, strict=True)))
+        read = await asyncio.gather(*(prepare(actor, peer) for actor, peer in plan))
+        done = await asyncio.gather(*(hand(a, p, v) for (a, _), (p, v) in zip(plan, read, strict=True)))
         with contextlib.suppress(RedisError):
             await node.bus.redis.delete(node._directory_key(node.id))
         handed = time.monotonic()

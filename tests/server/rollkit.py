@@ -86,9 +86,10 @@ class Page:
         times = [t for t in self.updates if t >= since]
         return [(b - a, a) for a, b in zip(times, times[1:], strict=False)]
 
-    async def _open(self) -> _Socket:
-        """A socket through the first port that takes it, that said hello and has its snapshot."""
-        while True:
+    async def _open(self) -> _Socket | None:
+        """A socket through the first port that takes it, that said hello and has its snapshot (None
+        once the page is stopped)."""
+        while not self.stop:
             for port in list(self.ports):
                 with contextlib.suppress(OSError, WebSocketException, TimeoutError):
                     ws = await connect(f"ws://127.0.0.1:{port}/ws", open_timeout=3, proxy=None)
@@ -102,12 +103,15 @@ class Page:
                     self.events.append((time.monotonic(), f"socket through :{port}"))
                     return sock
             await asyncio.sleep(0.05)  # every process refused: one is starting
+        return None
 
     async def run(self) -> None:
         """Play (or watch) until stopped, following the table wherever it runs."""
         while not self.stop:
             self.doing = "connecting"
             sock = await self._open()
+            if sock is None:
+                return
             self.socket = sock
             self.updated(time.monotonic())
             try:
@@ -163,6 +167,8 @@ class Page:
         self.doing = "moving"
         self.events.append((time.monotonic(), "told to move"))
         new = await self._open()
+        if new is None:  # (stopped)
+            return old
         self.socket = new
         self.updated(time.monotonic())
         self.moves += 1

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+import redis.asyncio as aioredis
 from clubkit import club_server
 from dbkit import REDIS, fresh_database, redis_or_skip
 from livekit import LiveClient, hurried_move, within
@@ -122,6 +123,35 @@ async def test_a_table_handed_over_keeps_its_decision_its_clock_and_its_sockets(
         while moved.game.version < version + 2:  # the bots play on there (their clocks were armed again)
             assert time.monotonic() < deadline, "the table did not play on where it went"
             await asyncio.sleep(0.05)  # (the table's moves, in this loop, are what it waits for)
+
+
+async def test_a_process_that_does_not_answer_is_passed_over_for_the_next(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    await redis_or_skip()
+    async with (
+        fresh_database("postgresql", tmp_path) as url,
+        club_server(url, redis=REDIS, mode="open") as leaving,
+        club_server(url, redis=REDIS, mode="open") as staying,
+    ):
+        node = leaving.app.state.forwarding
+        mute = aioredis.from_url(REDIS)  # a process on the bus that says nothing (a release that does not hand over)
+        listening = mute.pubsub()
+        await listening.subscribe(node.bus.channel("0-mute"))  # (first in line: it runs no table either)
+        try:
+            table, token = await open_table(leaving.port, "Ann")
+            here = await leaving.attach(table, token)
+            for server in leaving.server.servers:
+                server.close()
+            handing = asyncio.create_task(node.hand_over())
+            await here.frame(lambda f: f["t"] == "reconnect", "word to move the socket")  # (after 10 s)
+            assert table in staying.lobby.tables and here.close_code is None
+            await here.close()
+            assert await asyncio.wait_for(handing, within(10))
+        finally:
+            await listening.aclose()
+            await mute.aclose()
+    assert "did not read table" in caplog.text and "could not be" not in caplog.text
 
 
 async def test_a_process_alone_closes_its_sockets_with_1012_and_says_so(tmp_path: Path) -> None:
