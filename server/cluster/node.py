@@ -585,6 +585,10 @@ class Node:
             case ["revoked_link", int(link_id)]:
                 if self.club is not None:
                     self.club.passes.sockets.revoked([link_id])
+            case ["back", str(proc)]:  # it was cut off from the bus: a call sent it meanwhile may be lost
+                for owner, answer in self._calls.values():
+                    if owner == proc and not answer.done():
+                        answer.set_exception(_moving())  # (refused now, and tried again, not after CALL_TIMEOUT)
             case _:
                 log.error("cluster: a message nobody understands: %r", item[:3])
 
@@ -661,10 +665,14 @@ class Node:
                 answer.set_exception(_moving())
 
     def _bus_up(self) -> None:
-        """Redis is back: tell the other ends of the sockets let go meanwhile."""
+        """Redis is back: tell the other ends of the sockets let go meanwhile, and every process that
+        this one is back (what they asked it meanwhile may have been lost)."""
         unsaid, self._unsaid = self._unsaid, []
         for proc, item in unsaid:
             self.bus.post(proc, item)
+        task = asyncio.get_running_loop().create_task(self._tell_others(["back", self.id]))
+        self._handling.add(task)
+        task.add_done_callback(self._handling.discard)
 
     def _lost(self, proc: str, tables: set[str] | None = None) -> None:
         """Close the sockets forwarded to ``proc`` (at ``tables`` only, if given), and forget those it

@@ -20,6 +20,8 @@ from dbkit import REDIS, fresh_database, redis_or_skip
 from livekit import LiveClient, LiveServer, hurried_move, within
 from proxykit import TcpProxy
 
+from server.metrics import REGISTRY
+
 pytestmark = pytest.mark.asyncio
 
 LOST = "the bus cannot reach Redis"
@@ -99,8 +101,15 @@ async def test_after_a_redis_partition_a_forwarded_socket_is_closed_with_1012_an
             assert client.close_code == 1012  # ... is closed, so that its page reconnects
             buses = [live.app.state.forwarding.bus for live in (one, two)]
             await _until(lambda: all(bus.down_since is not None for bus in buses), "both processes to notice")
+            # each says it is cut off, to a load balancer and to Prometheus (two processes in this one: 2)
+            cut_off = [await live.http.get("/healthz") for live in (one, two)]
+            assert [h.status_code for h in cut_off] == [503, 503]
+            assert all(h.json()["bus"].startswith("cut off from the other processes") for h in cut_off)
+            assert REGISTRY.get_sample_value("sparrow_bus_cut_off") == 2
             proxy.mend()
             await _until(lambda: all(bus.down_since is None for bus in buses), "both to reach Redis again")
+            assert [(await live.http.get("/healthz")).status_code for live in (one, two)] == [200, 200]
+            assert REGISTRY.get_sample_value("sparrow_bus_cut_off") == 0
             await plays(await _attach_again(two, table, token), 3)  # forwarded again
             said = [r.getMessage() for r in caplog.records if r.name == "sparrow.cluster"]
     # One line each way per process (what was begun in the partition and fails after it says nothing).
