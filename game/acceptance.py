@@ -38,6 +38,15 @@ def _tables() -> Tables:
     return _TABLES
 
 
+def _classes(raw: bytes, t: Tables) -> tuple[tuple[bytes, bytes, bytes, bytes], tuple[int, int, int, int], int, int]:
+    """A hand's four parts (three suits, the honours), the class of each, and the classes of its first
+    two suits and of all three together (`Tables`)."""
+    parts = raw[0:9], raw[9:18], raw[18:27], raw[27:34]
+    c0, c1, c2 = (t.suit_class[part] for part in parts[:3])
+    ab = t.two_suits[c0][c1]
+    return parts, (c0, c1, c2, t.honour_class[parts[3]]), ab, t.three_suits[ab][c2]
+
+
 def outs(seen: SeatView) -> tuple[float, ...]:
     """How likely each kind is to come to a ready hand, per unseen copy, as :data:`_OUT_WEIGHT` weighs it."""
     return _outs(frozenset(int(d.tile) for d in seen.discards if d.seat != seen.seat))
@@ -93,10 +102,7 @@ def shanten_after_discards(hand: Sequence[int], orphans: bool) -> tuple[int, ...
         return found
     t = _tables()
     suit_class, two, three, table = t.suit_class, t.two_suits, t.three_suits, t.shanten
-    s0, s1, s2, hp = raw[0:9], raw[9:18], raw[18:27], raw[27:34]
-    c0, c1, c2, ch = suit_class[s0], suit_class[s1], suit_class[s2], t.honour_class[hp]
-    ab = two[c0][c1]
-    abc = three[ab][c2]
+    (s0, s1, s2, hp), (c0, c1, c2, ch), ab, abc = _classes(raw, t)
     out = [NOT_HELD] * NUM_KINDS
     for r, cls in _less(s0, suit_class):
         out[r] = table[three[two[cls][c1]][c2]][ch]
@@ -153,10 +159,7 @@ def _improvers(hand: Sequence[int], orphans: bool) -> tuple[int, tuple[int, ...]
         return found
     t = _tables()
     suit_class, two, three, table = t.suit_class, t.two_suits, t.three_suits, t.shanten
-    s0, s1, s2, hp = raw[0:9], raw[9:18], raw[18:27], raw[27:34]
-    c0, c1, c2, ch = suit_class[s0], suit_class[s1], suit_class[s2], t.honour_class[hp]
-    ab = two[c0][c1]
-    abc = three[ab][c2]
+    (s0, s1, s2, hp), (c0, c1, c2, ch), ab, abc = _classes(raw, t)
     shanten = table[abc][ch]
     distinct = paired = 0
     if orphans:
